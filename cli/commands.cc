@@ -1,0 +1,82 @@
+#include "cli/commands.h"
+
+#include <absl/status/status.h>
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_format.h>
+
+#include <functional>
+#include <span>
+
+#include "cli/list.h"
+#include "cli/version.h"
+
+namespace tessel::cli {
+namespace {
+
+using Args = std::span<const std::string>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  std::function<absl::Status(Args, std::ostream&)> run;
+};
+
+absl::Status NoArguments(const char* command, Args args) {
+  if (args.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("'", command, "' takes no arguments, got '", args.front(), "'"));
+}
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> commands = {
+      {"version", "the git commit and the versions of the libraries the build found",
+       [](Args args, std::ostream& out) {
+         absl::Status status = NoArguments("version", args);
+         if (status.ok()) out << VersionReport();
+         return status;
+       }},
+      {"list",
+       "what is registered: targets, operators and templates, cost models, explorers, "
+       "workloads",
+       [](Args args, std::ostream& out) {
+         absl::Status status = NoArguments("list", args);
+         if (status.ok()) out << RegistryListing();
+         return status;
+       }},
+  };
+  return commands;
+}
+
+std::string Usage() {
+  std::string usage = "usage: tessel <command> [arguments]\n\ncommands:\n";
+  for (const Command& c : Commands())
+    absl::StrAppend(&usage, absl::StrFormat("  %-10s %s\n", c.name, c.summary));
+  absl::StrAppend(&usage, absl::StrFormat("  %-10s %s\n", "help", "this message"));
+  absl::StrAppend(&usage, "\nFrom a checkout, ./tessel test runs every test.\n");
+  return usage;
+}
+
+}  // namespace
+
+int RunCommandLine(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) {
+    err << "tessel: no command given\n\n" << Usage();
+    return kExitUsage;
+  }
+  const std::string& name = args.front();
+  if (name == "help" || name == "--help" || name == "-h") {
+    out << Usage();
+    return kExitOk;
+  }
+  for (const Command& c : Commands()) {
+    if (name != c.name) continue;
+    absl::Status status = c.run(Args(args).subspan(1), out);
+    if (status.ok()) return kExitOk;
+    err << "tessel " << name << ": " << status.message() << "\n";
+    return absl::IsInvalidArgument(status) ? kExitUsage : kExitFailed;
+  }
+  err << "tessel: unknown command '" << name << "'\n\n" << Usage();
+  return kExitUsage;
+}
+
+}  // namespace tessel::cli

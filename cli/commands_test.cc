@@ -1,0 +1,117 @@
+#include "cli/commands.h"
+
+#include <absl/strings/str_cat.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tessel::cli {
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunTessel(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = RunCommandLine(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// The version dpkg reports now for an installed package: the independent reference for the table
+// the build recorded.
+std::string DpkgVersion(const std::string& package) {
+  std::string command = absl::StrCat("dpkg-query -W -f='${Version}' ", package, " 2>/dev/null");
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string version;
+  char buffer[256];
+  while (pipe && fgets(buffer, sizeof(buffer), pipe)) version += buffer;
+  if (pipe) pclose(pipe);
+  return version;
+}
+
+// The version on the report's row for `package` ("  <package> <version>"), or "" without a row.
+std::string ReportedVersion(const std::string& report, const std::string& package) {
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string name, version;
+    if (line.rfind("  ", 0) == 0 && fields >> name >> version && name == package) return version;
+  }
+  return "";
+}
+
+std::vector<std::string> ListedPackages() {
+  std::ifstream in("third_party/debian_packages.txt");
+  EXPECT_TRUE(in.good());
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line.substr(0, line.find('#')));
+    std::string name;
+    if (fields >> name) names.push_back(name);
+  }
+  return names;
+}
+
+TEST(CommandsTest, UnknownCommandIsAUsageError) {
+  Outcome o = RunTessel({"frobnicate", "--fast"});
+  EXPECT_EQ(o.exit_code, kExitUsage);
+  EXPECT_EQ(o.err.substr(0, o.err.find('\n')), "tessel: unknown command 'frobnicate'");
+  EXPECT_NE(o.err.find("usage: tessel <command>"), std::string::npos);
+  EXPECT_TRUE(o.out.empty());
+}
+
+TEST(CommandsTest, NoCommandIsAUsageError) {
+  Outcome o = RunTessel({});
+  EXPECT_EQ(o.exit_code, kExitUsage);
+  EXPECT_EQ(o.err.substr(0, o.err.find('\n')), "tessel: no command given");
+}
+
+TEST(CommandsTest, HelpListsEveryCommand) {
+  Outcome o = RunTessel({"help"});
+  EXPECT_EQ(o.exit_code, kExitOk);
+  EXPECT_TRUE(o.err.empty());
+  for (const char* command : {"version", "list", "help"}) {
+    EXPECT_NE(o.out.find(absl::StrCat("\n  ", command, " ")), std::string::npos) << command;
+  }
+}
+
+TEST(CommandsTest, StrayArgumentIsNamed) {
+  Outcome o = RunTessel({"version", "extra"});
+  EXPECT_EQ(o.exit_code, kExitUsage);
+  EXPECT_EQ(o.err, "tessel version: 'version' takes no arguments, got 'extra'\n");
+  EXPECT_TRUE(o.out.empty());
+}
+
+TEST(CommandsTest, VersionReportsCommitAndEveryPackageAsDpkgSeesIt) {
+  Outcome o = RunTessel({"version"});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("^tessel ([0-9a-f]{12}|unknown) \\("))) << o.out;
+  std::vector<std::string> packages = ListedPackages();
+  ASSERT_GE(packages.size(), 15u);
+  for (const std::string& package : packages) {
+    std::string installed = DpkgVersion(package);
+    ASSERT_FALSE(installed.empty()) << package << " is not installed";
+    EXPECT_EQ(ReportedVersion(o.out, package), installed) << o.out;
+  }
+  EXPECT_NE(o.out.find("CUDA toolkit: "), std::string::npos);
+}
+
+TEST(CommandsTest, ListNamesEveryRegistry) {
+  Outcome o = RunTessel({"list"});
+  ASSERT_EQ(o.exit_code, kExitOk);
+  for (const char* registry :
+       {"targets", "operators and templates", "cost models", "explorers", "workloads"}) {
+    EXPECT_NE(o.out.find(absl::StrCat(registry, ": ")), std::string::npos) << registry;
+  }
+}
+
+}  // namespace
+}  // namespace tessel::cli
