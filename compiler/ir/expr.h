@@ -169,6 +169,8 @@ class IterVar {
   bool defined() const { return static_cast<bool>(node_); }
   bool same_as(const IterVar& other) const { return node_.get() == other.node_.get(); }
   const Var& var() const { return node_->var; }
+  // In an expression an iteration variable stands for its variable: A(i, k) with k an IterVar.
+  operator const Var&() const { return node_->var; }  // NOLINT
 
  private:
   Ref<const IterVarNode> node_;

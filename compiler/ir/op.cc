@@ -66,6 +66,12 @@ void MatchTypes(const char* op, Expr& a, Expr& b) {
   if (lb == 1) b = Broadcast(b, la);
 }
 
+// e as bool (or float32 for a non-float), keeping its lanes.
+Expr AsBool(const Expr& e) { return cast(DataType::Bool(e.dtype().lanes()), e); }
+Expr AsFloat(const Expr& e) {
+  return e.dtype().is_float() ? e : cast(DataType::Float(32, e.dtype().lanes()), e);
+}
+
 void CheckSameType(const char* op, const Expr& a, const Expr& b) {
   TESSEL_CHECK(a.defined() && b.defined()) << op << " of an undefined expression";
   TESSEL_CHECK(a.dtype() == b.dtype())
@@ -516,8 +522,8 @@ TESSEL_COMPARE(!=, NE)
 #undef TESSEL_COMPARE
 
 Expr operator&&(Expr a, Expr b) {
-  a = cast(DataType::Bool(a.dtype().lanes()), std::move(a));
-  b = cast(DataType::Bool(b.dtype().lanes()), std::move(b));
+  a = AsBool(a);
+  b = AsBool(b);
   MatchTypes("&&", a, b);
   if (const int64_t* x = AsConstInt(a)) return *x ? b : a;
   if (const int64_t* y = AsConstInt(b)) return *y ? a : b;
@@ -525,8 +531,8 @@ Expr operator&&(Expr a, Expr b) {
 }
 
 Expr operator||(Expr a, Expr b) {
-  a = cast(DataType::Bool(a.dtype().lanes()), std::move(a));
-  b = cast(DataType::Bool(b.dtype().lanes()), std::move(b));
+  a = AsBool(a);
+  b = AsBool(b);
   MatchTypes("||", a, b);
   if (const int64_t* x = AsConstInt(a)) return *x ? a : b;
   if (const int64_t* y = AsConstInt(b)) return *y ? b : a;
@@ -534,21 +540,21 @@ Expr operator||(Expr a, Expr b) {
 }
 
 Expr operator!(Expr a) {
-  a = cast(DataType::Bool(a.dtype().lanes()), std::move(a));
+  a = AsBool(a);
   if (const int64_t* x = AsConstInt(a)) return IntImm(kBool, !*x);
   return Not(std::move(a));
 }
 
 Expr select(Expr condition, Expr true_value, Expr false_value) {
   MatchTypes("select", true_value, false_value);
-  condition = cast(DataType::Bool(condition.dtype().lanes()), std::move(condition));
+  condition = AsBool(condition);
   if (const int64_t* c = AsConstInt(condition)) return *c ? true_value : false_value;
   return Select(std::move(condition), std::move(true_value), std::move(false_value));
 }
 
 Expr if_then_else(Expr condition, Expr true_value, Expr false_value) {
   MatchTypes("if_then_else", true_value, false_value);
-  condition = cast(kBool, std::move(condition));
+  condition = cast(kBool, condition);
   if (const int64_t* c = AsConstInt(condition)) return *c ? true_value : false_value;
   DataType t = true_value.dtype();
   return Call(t, Intrinsic::kIfThenElse,
@@ -564,7 +570,7 @@ Expr likely(Expr condition) {
 namespace {
 
 Expr FloatUnary(Intrinsic op, Expr x) {
-  if (!x.dtype().is_float()) x = cast(DataType::Float(32, x.dtype().lanes()), std::move(x));
+  x = AsFloat(x);
   DataType t = x.dtype();
   return Call(t, op, {std::move(x)});
 }
@@ -589,7 +595,7 @@ Expr ceil(Expr x) { return FloatUnary(Intrinsic::kCeil, std::move(x)); }
 Expr round(Expr x) { return FloatUnary(Intrinsic::kRound, std::move(x)); }
 
 Expr pow(Expr x, Expr y) {
-  if (!x.dtype().is_float()) x = cast(DataType::Float(32, x.dtype().lanes()), std::move(x));
+  x = AsFloat(x);
   MatchTypes("pow", x, y);
   DataType t = x.dtype();
   return Call(t, Intrinsic::kPow, {std::move(x), std::move(y)});
