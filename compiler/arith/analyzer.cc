@@ -32,7 +32,9 @@ Analyzer::Analyzer() : state_(std::make_unique<AnalyzerState>()) {}
 Analyzer::~Analyzer() = default;
 
 void Analyzer::Bind(const ir::Var& var, const ir::Range& range) {
-  auto as_var_type = [&var](const Expr& e) { return e.dtype() == var.dtype() ? e : ir::cast(var.dtype(), e); };
+  auto as_var_type = [&var](const Expr& e) {
+    return e.dtype() == var.dtype() ? e : ir::cast(var.dtype(), e);
+  };
   const Expr min = Simplify(as_var_type(range.min)), extent = Simplify(as_var_type(range.extent));
   const arith::ConstIntBound bmin = ConstIntBound(min), bext = ConstIntBound(extent);
   VarFacts facts;
@@ -108,7 +110,9 @@ arith::ModularSet Analyzer::ModularSet(const Expr& e) {
   return EvalModularSet(e, state_->modular, state_->bounds);
 }
 
-IntSet Analyzer::EvalSet(const Expr& e, const IntSetMap& dom) { return arith::EvalSet(e, dom, *this); }
+IntSet Analyzer::EvalSet(const Expr& e, const IntSetMap& dom) {
+  return arith::EvalSet(e, dom, *this);
+}
 
 arith::ConstIntBound Analyzer::SymbolicBound(const Expr& e) {
   AnalyzerState& s = *state_;

@@ -21,14 +21,20 @@
 // Simplify(e) guarantees:
 // - the result has e's type and the same value as e wherever the bound facts hold (and no index
 //   arithmetic of e overflows);
+// - the result's own sums and products may overflow in intermediate steps where e's do not (the
+//   polynomial form regroups terms), but never the value of any operand of a division, modulo,
+//   comparison, min, max or select: its value is exact under wrapping arithmetic (node.h), so a
+//   backend must not mark index additions as non-wrapping;
+// - calls to impure intrinsics are never dropped, duplicated or merged;
 // - immediates fold exactly as op.h's operators fold them (integers wrap to their width);
 // - integer sums and products come back in one canonical polynomial layout (equal polynomials
 //   print the same: "(x + 2*y) - (y + x)" gives "y");
 // - division and modulo by constants, comparisons, min/max, select, if_then_else and likely are
 //   decided or reduced where the bound and modular facts allow; And/Or/Not fold; Let of a
 //   constant or variable is inlined;
-// - work is polynomial in e's size (products distribute only up to a fixed number of terms, and
-//   re-simplification of rewritten subterms has a fixed budget per call).
+// - simplifying the result again gives it back unchanged (the fuzz test checks this);
+// - work is polynomial in e's size: products distribute only up to a fixed number of terms and
+//   nodes, and re-simplification of rewritten subterms has a fixed budget per call.
 // A result structurally equal to e is e itself (same node).
 //
 // Variables are keyed by node identity, never by name.
@@ -51,6 +57,7 @@ class Analyzer {
   // the symbolic ends (i < n is provable for i in [0, n)).
   void Bind(const ir::Var& var, const ir::Range& range);
   // var equals value: Simplify replaces var by value (simplified), and var's facts are value's.
+  // Each use then evaluates value, so an impure value repeats its effects.
   void Bind(const ir::Var& var, const ir::Expr& value);
   // var holds value's value but stays in the IR (a Let or LetStmt variable): var gets value's
   // constant bound, modular set and symbolic range, and Simplify keeps var as it is.

@@ -17,8 +17,8 @@ namespace tessel::arith::internal {
 struct VarFacts {
   std::optional<ConstIntBound> bound;
   std::optional<ModularSet> modular;
-  ir::Expr value;                // Simplify replaces the variable by this
-  std::optional<IntSet> range;   // symbolic range, for proofs through IntSet evaluation
+  ir::Expr value;               // Simplify replaces the variable by this
+  std::optional<IntSet> range;  // symbolic range, for proofs through IntSet evaluation
 };
 
 class AnalyzerState {

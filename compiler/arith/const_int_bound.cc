@@ -73,14 +73,15 @@ int64_t DivEnd(int64_t x, int64_t y, bool floor) {
 // Division by a divisor interval that excludes zero: the quotient is monotone in each operand, so
 // its extremes lie at the corners.
 Bound DivBySignedBounds(const Bound& a, const Bound& b, bool floor) {
-  const int64_t p[] = {DivEnd(a.min_value, b.min_value, floor), DivEnd(a.min_value, b.max_value, floor),
-                       DivEnd(a.max_value, b.min_value, floor), DivEnd(a.max_value, b.max_value, floor)};
+  const int64_t p[] = {
+      DivEnd(a.min_value, b.min_value, floor), DivEnd(a.min_value, b.max_value, floor),
+      DivEnd(a.max_value, b.min_value, floor), DivEnd(a.max_value, b.max_value, floor)};
   return {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
 }
 
 // Splits a divisor interval into its negative and positive parts (zero is never a divisor).
 Bound DivBounds(const Bound& a, const Bound& b, bool floor) {
-  const bool has_negative = b.min_value < 0, has_positive = b.max_value > 0;
+  const bool has_negative = b.min_value<0, has_positive = b.max_value> 0;
   if (!has_negative && !has_positive) return Bound::Everything();  // only division by zero
   Bound result;
   bool first = true;
@@ -89,7 +90,8 @@ Bound DivBounds(const Bound& a, const Bound& b, bool floor) {
     first = false;
   }
   if (has_positive) {
-    const Bound part = DivBySignedBounds(a, {std::max<int64_t>(b.min_value, 1), b.max_value}, floor);
+    const Bound part =
+        DivBySignedBounds(a, {std::max<int64_t>(b.min_value, 1), b.max_value}, floor);
     result = first ? part : Union(result, part);
   }
   return result;
@@ -218,11 +220,13 @@ class BoundEvaluator {
         return Ring<ir::MulNode>(e, MulBounds);
       case ir::NodeKind::kDiv:
         if (!t.is_integer()) return Bound::Everything();
-        return Binary<ir::DivNode>(e, [](const Bound& a, const Bound& b) { return DivBounds(a, b, false); });
+        return Binary<ir::DivNode>(
+            e, [](const Bound& a, const Bound& b) { return DivBounds(a, b, false); });
       case ir::NodeKind::kMod:
         return Binary<ir::ModNode>(e, TruncModBounds);
       case ir::NodeKind::kFloorDiv:
-        return Binary<ir::FloorDivNode>(e, [](const Bound& a, const Bound& b) { return DivBounds(a, b, true); });
+        return Binary<ir::FloorDivNode>(
+            e, [](const Bound& a, const Bound& b) { return DivBounds(a, b, true); });
       case ir::NodeKind::kFloorMod:
         return Binary<ir::FloorModNode>(e, FloorModBounds);
       case ir::NodeKind::kMin:
@@ -234,17 +238,22 @@ class BoundEvaluator {
           return Bound{std::max(a.min_value, b.min_value), std::max(a.max_value, b.max_value)};
         });
       case ir::NodeKind::kLT:
-        return Comparison<ir::LTNode>(e, [](const Bound& a, const Bound& b) { return CompareLess(a, b, true); });
+        return Comparison<ir::LTNode>(
+            e, [](const Bound& a, const Bound& b) { return CompareLess(a, b, true); });
       case ir::NodeKind::kLE:
-        return Comparison<ir::LENode>(e, [](const Bound& a, const Bound& b) { return CompareLess(a, b, false); });
+        return Comparison<ir::LENode>(
+            e, [](const Bound& a, const Bound& b) { return CompareLess(a, b, false); });
       case ir::NodeKind::kGT:
-        return Comparison<ir::GTNode>(e, [](const Bound& a, const Bound& b) { return CompareLess(b, a, true); });
+        return Comparison<ir::GTNode>(
+            e, [](const Bound& a, const Bound& b) { return CompareLess(b, a, true); });
       case ir::NodeKind::kGE:
-        return Comparison<ir::GENode>(e, [](const Bound& a, const Bound& b) { return CompareLess(b, a, false); });
+        return Comparison<ir::GENode>(
+            e, [](const Bound& a, const Bound& b) { return CompareLess(b, a, false); });
       case ir::NodeKind::kEQ:
         return Comparison<ir::EQNode>(e, CompareEqual);
       case ir::NodeKind::kNE:
-        return Comparison<ir::NENode>(e, [](const Bound& a, const Bound& b) { return Negate(CompareEqual(a, b)); });
+        return Comparison<ir::NENode>(
+            e, [](const Bound& a, const Bound& b) { return Negate(CompareEqual(a, b)); });
       case ir::NodeKind::kAnd:
         return Binary<ir::AndNode>(e, [](const Bound& a, const Bound& b) {
           return Bound{std::min(a.min_value, b.min_value), std::min(a.max_value, b.max_value)};

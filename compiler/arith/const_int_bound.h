@@ -36,7 +36,9 @@ struct ConstIntBound {
   // The values of an integer or bool scalar type.
   static ConstIntBound OfType(ir::DataType dtype);
 
-  bool IsPoint() const { return min_value == max_value && min_value != kNegInf && min_value != kPosInf; }
+  bool IsPoint() const {
+    return min_value == max_value && min_value != kNegInf && min_value != kPosInf;
+  }
   bool Contains(int64_t v) const { return min_value <= v && v <= max_value; }
   bool operator==(const ConstIntBound& other) const {
     return min_value == other.min_value && max_value == other.max_value;

@@ -55,12 +55,17 @@ TEST_F(ConstIntBoundTest, NarrowTypesWrap) {
   Var u("u", DataType::UInt(8));
   Var b("b", DataType::Int(8));
   ConstIntBoundMap vars{{u.get(), {0, 100}}, {b.get(), {-10, 10}}};
-  EXPECT_EQ(EvalConstIntBound(ir::Add(u, IntImm(DataType::UInt(8), 100)), vars).ToString(), "[100, 200]");
+  EXPECT_EQ(EvalConstIntBound(ir::Add(u, IntImm(DataType::UInt(8), 100)), vars).ToString(),
+            "[100, 200]");
   // 100 + 200 may wrap past 255: the whole type.
-  EXPECT_EQ(EvalConstIntBound(ir::Add(u, IntImm(DataType::UInt(8), 200)), vars).ToString(), "[0, 255]");
-  EXPECT_EQ(EvalConstIntBound(ir::Sub(u, IntImm(DataType::UInt(8), 1)), vars).ToString(), "[0, 255]");
-  EXPECT_EQ(EvalConstIntBound(ir::Mul(b, IntImm(DataType::Int(8), 12)), vars).ToString(), "[-120, 120]");
-  EXPECT_EQ(EvalConstIntBound(ir::Mul(b, IntImm(DataType::Int(8), 13)), vars).ToString(), "[-128, 127]");
+  EXPECT_EQ(EvalConstIntBound(ir::Add(u, IntImm(DataType::UInt(8), 200)), vars).ToString(),
+            "[0, 255]");
+  EXPECT_EQ(EvalConstIntBound(ir::Sub(u, IntImm(DataType::UInt(8), 1)), vars).ToString(),
+            "[0, 255]");
+  EXPECT_EQ(EvalConstIntBound(ir::Mul(b, IntImm(DataType::Int(8), 12)), vars).ToString(),
+            "[-120, 120]");
+  EXPECT_EQ(EvalConstIntBound(ir::Mul(b, IntImm(DataType::Int(8), 13)), vars).ToString(),
+            "[-128, 127]");
 }
 
 TEST_F(ConstIntBoundTest, Division) {
@@ -72,7 +77,7 @@ TEST_F(ConstIntBoundTest, Division) {
   EXPECT_EQ(B(ir::FloorDiv(i, d)), "[-8, 0]");
   EXPECT_EQ(B(ir::FloorMod(s, 3)), "[0, 2]");
   EXPECT_EQ(B(ir::FloorMod(s, -3)), "[-2, 0]");
-  EXPECT_EQ(B(ir::FloorMod(j, 8)), "[0, 3]");         // already below the divisor
+  EXPECT_EQ(B(ir::FloorMod(j, 8)), "[0, 3]");              // already below the divisor
   EXPECT_EQ(B(ir::FloorMod(ir::Add(j, 8), 8)), "[0, 3]");  // one block of 8
   EXPECT_EQ(B(ir::FloorMod(i, n)), "[0, 15]");
   EXPECT_EQ(B(ir::FloorMod(i, d)), "[-3, 0]");
@@ -126,7 +131,8 @@ TEST_F(ConstIntBoundTest, ExpandedSumsKeepSoundBounds) {
   Var z("z", ir::kInt64);
   ConstIntBoundMap vars{{z.get(), {312001521658, 312001521658}}};
   const Expr k = IntImm(ir::kInt64, 312001521660);
-  EXPECT_EQ(EvalConstIntBound(ir::Sub(ir::Mul(z, z), ir::Mul(z, k)), vars).ToString(), "[-inf, +inf]");
+  EXPECT_EQ(EvalConstIntBound(ir::Sub(ir::Mul(z, z), ir::Mul(z, k)), vars).ToString(),
+            "[-inf, +inf]");
   // An int32 interval wholly outside the type says nothing rather than a clipped point.
   Var w("w");
   ConstIntBoundMap wide{{w.get(), {100000, 100000}}};

@@ -118,8 +118,9 @@ Expr FoldCast(DataType dtype, const Expr& value) {
   if (value.dtype() == dtype) return value;
   if (const auto* i = value.as<ir::IntImmNode>()) {
     if (dtype.is_float()) {
-      const double v = value.dtype().is_uint() ? static_cast<double>(static_cast<uint64_t>(i->value))
-                                               : static_cast<double>(i->value);
+      const double v = value.dtype().is_uint()
+                           ? static_cast<double>(static_cast<uint64_t>(i->value))
+                           : static_cast<double>(i->value);
       return ir::FloatImm(dtype, v);
     }
     if (dtype.is_integer() || dtype.is_bool()) return ir::IntImm(dtype, i->value);
@@ -164,7 +165,8 @@ Expr FoldBitIntrinsic(const ir::CallNode* call) {
     case ir::Intrinsic::kShiftRight:
       if (v[1] < 0 || v[1] >= t.bits()) return Expr();
       // Signed values shift arithmetically; unsigned ones logically within their width.
-      if (t.is_uint()) return ir::IntImm(t, static_cast<int64_t>((static_cast<uint64_t>(v[0]) & mask) >> v[1]));
+      if (t.is_uint())
+        return ir::IntImm(t, static_cast<int64_t>((static_cast<uint64_t>(v[0]) & mask) >> v[1]));
       return ir::IntImm(t, v[0] >> v[1]);
     default:
       return Expr();
@@ -174,8 +176,8 @@ Expr FoldBitIntrinsic(const ir::CallNode* call) {
 Expr MakeBinary(NodeKind kind, Expr a, Expr b) {
   if (Expr folded = FoldBinary(kind, a, b); folded.defined()) return folded;
   switch (kind) {
-#define TESSEL_X(name)      \
-  case NodeKind::k##name:   \
+#define TESSEL_X(name)    \
+  case NodeKind::k##name: \
     return ir::name(std::move(a), std::move(b));
     TESSEL_IR_BINARY_NODES(TESSEL_X)
 #undef TESSEL_X

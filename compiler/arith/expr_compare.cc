@@ -45,12 +45,12 @@ int CompareAll(const std::vector<Expr>& a, const std::vector<Expr>& b) {
 
 int CompareBinary(const Expr& a, const Expr& b) {
   switch (a.kind()) {
-#define TESSEL_X(name)                                                  \
-  case ir::NodeKind::k##name: {                                         \
-    const auto* x = a.as<ir::name##Node>();                             \
-    const auto* y = b.as<ir::name##Node>();                             \
-    if (int c = CompareExpr(x->a, y->a)) return c;                      \
-    return CompareExpr(x->b, y->b);                                     \
+#define TESSEL_X(name)                             \
+  case ir::NodeKind::k##name: {                    \
+    const auto* x = a.as<ir::name##Node>();        \
+    const auto* y = b.as<ir::name##Node>();        \
+    if (int c = CompareExpr(x->a, y->a)) return c; \
+    return CompareExpr(x->b, y->b);                \
   }
     TESSEL_IR_BINARY_NODES(TESSEL_X)
 #undef TESSEL_X

@@ -178,11 +178,18 @@ FuzzVar ExprGenerator::MakeVar(const char* name, DataType t, bool nonzero) {
     static const int64_t kExtents[] = {0, 1, 2, 3, 4, 7, 8, 15, 16, 63, 100, 255, 1000, 4096};
     const int64_t extent = kExtents[Pick(14)];
     switch (Pick(4)) {
-      case 0: lo = 0; break;
-      case 1: lo = -extent / 2; break;
-      case 2: lo = Uniform(-1000, 1000); break;
+      case 0:
+        lo = 0;
+        break;
+      case 1:
+        lo = -extent / 2;
+        break;
+      case 2:
+        lo = Uniform(-1000, 1000);
+        break;
       default:
-        lo = t.bits() == 64 ? Uniform(-(int64_t{1} << 40), int64_t{1} << 40) : Uniform(-20000, 20000);
+        lo = t.bits() == 64 ? Uniform(-(int64_t{1} << 40), int64_t{1} << 40)
+                            : Uniform(-20000, 20000);
         break;
     }
     hi = lo + extent;
@@ -194,12 +201,16 @@ Expr ExprGenerator::Constant(DataType t) {
   static const int64_t kSmall[] = {0, 1, -1, 2, 3, 4, 5, 7, 8, 16, -2, -3, -4, -8, 64, 100};
   int64_t v;
   switch (Pick(6)) {
-    case 0: v = Uniform(-100, 100); break;
+    case 0:
+      v = Uniform(-100, 100);
+      break;
     case 1:
       v = t.bits() == 64 && Pick(4) == 0 ? Uniform(-(int64_t{1} << 45), int64_t{1} << 45)
                                          : Uniform(-5000, 5000);
       break;
-    default: v = kSmall[Pick(16)]; break;
+    default:
+      v = kSmall[Pick(16)];
+      break;
   }
   return ir::IntImm(t, v);
 }
@@ -221,16 +232,23 @@ Expr ExprGenerator::Bool(int depth) {
     const DataType ct = Pick(5) == 0 ? other_.var.dtype() : t_;
     const Expr a = IntOf(ct, depth - 1), b = IntOf(ct, depth - 1);
     switch (Pick(6)) {
-      case 0: return ir::LT(a, b);
-      case 1: return ir::LE(a, b);
-      case 2: return ir::GT(a, b);
-      case 3: return ir::GE(a, b);
-      case 4: return ir::EQ(a, b);
-      default: return ir::NE(a, b);
+      case 0:
+        return ir::LT(a, b);
+      case 1:
+        return ir::LE(a, b);
+      case 2:
+        return ir::GT(a, b);
+      case 3:
+        return ir::GE(a, b);
+      case 4:
+        return ir::EQ(a, b);
+      default:
+        return ir::NE(a, b);
     }
   }
   if (pick < 8) {
-    return Pick(2) ? ir::And(Bool(depth - 1), Bool(depth - 1)) : ir::Or(Bool(depth - 1), Bool(depth - 1));
+    return Pick(2) ? ir::And(Bool(depth - 1), Bool(depth - 1))
+                   : ir::Or(Bool(depth - 1), Bool(depth - 1));
   }
   if (pick < 9) return ir::Not(Bool(depth - 1));
   return ir::Call(ir::kBool, ir::Intrinsic::kLikely, {Bool(depth - 1)});
@@ -250,10 +268,14 @@ Expr ExprGenerator::IntOf(DataType t, int depth) {
     const Expr a = IntOf(t, depth - 1);
     const Expr b = t == t_ && Pick(5) == 0 ? Expr(vars_[3].var) : NonZeroConstant(t);
     switch (Pick(4)) {
-      case 0: return ir::FloorDiv(a, b);
-      case 1: return ir::FloorMod(a, b);
-      case 2: return ir::Div(a, b);
-      default: return ir::Mod(a, b);
+      case 0:
+        return ir::FloorDiv(a, b);
+      case 1:
+        return ir::FloorMod(a, b);
+      case 2:
+        return ir::Div(a, b);
+      default:
+        return ir::Mod(a, b);
     }
   }
   if (pick < 72) {
@@ -262,7 +284,8 @@ Expr ExprGenerator::IntOf(DataType t, int depth) {
   }
   if (pick < 82) return ir::Select(Bool(depth - 1), IntOf(t, depth - 1), IntOf(t, depth - 1));
   if (pick < 86) {
-    return ir::Call(t, ir::Intrinsic::kIfThenElse, {Bool(depth - 1), IntOf(t, depth - 1), IntOf(t, depth - 1)});
+    return ir::Call(t, ir::Intrinsic::kIfThenElse,
+                    {Bool(depth - 1), IntOf(t, depth - 1), IntOf(t, depth - 1)});
   }
   if (pick < 92) {
     const DataType other = t.bits() == 32 ? ir::kInt64 : ir::kInt32;
@@ -286,12 +309,18 @@ Expr ExprGenerator::Structured(DataType t, int depth) {
   const Expr b = Pick(2) ? Leaf(t) : ir::FloorMod(IntOf(t, depth - 2), k);
   const Expr fused = ir::Add(ir::Mul(a, k), b);
   switch (Pick(6)) {
-    case 0: return ir::FloorDiv(fused, k);
-    case 1: return ir::FloorMod(fused, k);
-    case 2: return ir::Add(ir::Mul(ir::FloorDiv(a, k), k), ir::FloorMod(a, k));
-    case 3: return ir::Select(ir::LT(ir::Add(a, Constant(t)), ir::Add(a, Constant(t))), a, b);
-    case 4: return ir::Min(ir::Add(a, Constant(t)), ir::Sub(a, Constant(t)));
-    default: return ir::FloorDiv(ir::FloorDiv(a, k), ir::IntImm(t, Uniform(1, 8)));
+    case 0:
+      return ir::FloorDiv(fused, k);
+    case 1:
+      return ir::FloorMod(fused, k);
+    case 2:
+      return ir::Add(ir::Mul(ir::FloorDiv(a, k), k), ir::FloorMod(a, k));
+    case 3:
+      return ir::Select(ir::LT(ir::Add(a, Constant(t)), ir::Add(a, Constant(t))), a, b);
+    case 4:
+      return ir::Min(ir::Add(a, Constant(t)), ir::Sub(a, Constant(t)));
+    default:
+      return ir::FloorDiv(ir::FloorDiv(a, k), ir::IntImm(t, Uniform(1, 8)));
   }
 }
 
@@ -303,16 +332,22 @@ Expr ExprGenerator::Vector(int depth, int lanes) {
   }
   const Expr a = Vector(depth - 1, lanes);
   switch (Pick(8)) {
-    case 0: return ir::Add(a, Vector(depth - 1, lanes));
-    case 1: return ir::Sub(a, Vector(depth - 1, lanes));
-    case 2: return ir::Mul(a, ir::Broadcast(Constant(t), lanes));
-    case 3: return ir::FloorDiv(a, ir::Broadcast(NonZeroConstant(t), lanes));
-    case 4: return ir::FloorMod(a, ir::Broadcast(NonZeroConstant(t), lanes));
+    case 0:
+      return ir::Add(a, Vector(depth - 1, lanes));
+    case 1:
+      return ir::Sub(a, Vector(depth - 1, lanes));
+    case 2:
+      return ir::Mul(a, ir::Broadcast(Constant(t), lanes));
+    case 3:
+      return ir::FloorDiv(a, ir::Broadcast(NonZeroConstant(t), lanes));
+    case 4:
+      return ir::FloorMod(a, ir::Broadcast(NonZeroConstant(t), lanes));
     case 5: {
       const Expr b = Vector(depth - 1, lanes);
       return Pick(2) ? ir::Min(a, b) : ir::Max(a, b);
     }
-    case 6: return ir::Select(ir::LT(a, Vector(depth - 1, lanes)), a, Vector(depth - 1, lanes));
+    case 6:
+      return ir::Select(ir::LT(a, Vector(depth - 1, lanes)), a, Vector(depth - 1, lanes));
     default: {
       // A split of a vectorized index: lanes within one block of a power of two.
       const int64_t k = int64_t{lanes} << Pick(3);

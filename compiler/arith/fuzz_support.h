@@ -53,7 +53,9 @@ class ExprGenerator {
 
  private:
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-  int64_t Uniform(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  int64_t Uniform(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
   FuzzVar MakeVar(const char* name, ir::DataType t, bool nonzero);
   ir::Expr Constant(ir::DataType t);
   ir::Expr NonZeroConstant(ir::DataType t);

@@ -40,10 +40,12 @@ IntSet IntSet::Interval(Expr min, Expr max) {
 }
 
 IntSet IntSet::FromRange(const ir::Range& range) {
-  const Expr extent = range.extent.dtype() == range.min.dtype() ? range.extent
-                                                                 : ir::cast(range.min.dtype(), range.extent);
-  const Expr one = ir::IntImm(range.min.dtype(), 1);
-  return Interval(range.min, internal::MakeBinary(NodeKind::kSub, internal::MakeBinary(NodeKind::kAdd, range.min, extent), one));
+  const DataType t = range.min.dtype();
+  const Expr extent = range.extent.dtype() == t ? range.extent : ir::cast(t, range.extent);
+  const Expr end = ir::IsConstInt(range.min, 0)
+                       ? extent
+                       : internal::MakeBinary(NodeKind::kAdd, range.min, extent);
+  return Interval(range.min, internal::MakeBinary(NodeKind::kSub, end, ir::IntImm(t, 1)));
 }
 
 bool IntSet::IsSinglePoint() const {
@@ -53,9 +55,9 @@ bool IntSet::IsSinglePoint() const {
 std::string IntSet::ToString() const {
   if (nothing_) return "nothing";
   if (IsEverything()) return "everything";
-  return absl::StrCat(min_.defined() ? absl::StrCat("[", ir::ToString(min_)) : std::string("(-inf"),
-                      ", ",
-                      max_.defined() ? absl::StrCat(ir::ToString(max_), "]") : std::string("+inf)"));
+  return absl::StrCat(
+      min_.defined() ? absl::StrCat("[", ir::ToString(min_)) : std::string("(-inf"), ", ",
+      max_.defined() ? absl::StrCat(ir::ToString(max_), "]") : std::string("+inf)"));
 }
 
 namespace {
@@ -81,9 +83,15 @@ Expr Combine(NodeKind kind, const Expr& a, const Expr& b) {
   if (!x || !y || !internal::IsIndexType(t)) return internal::MakeBinary(kind, a, b);
   Wide r;
   switch (kind) {
-    case NodeKind::kAdd: r = Wide{*x} + *y; break;
-    case NodeKind::kSub: r = Wide{*x} - *y; break;
-    case NodeKind::kMul: r = Wide{*x} * *y; break;
+    case NodeKind::kAdd:
+      r = Wide{*x} + *y;
+      break;
+    case NodeKind::kSub:
+      r = Wide{*x} - *y;
+      break;
+    case NodeKind::kMul:
+      r = Wide{*x} * *y;
+      break;
     case NodeKind::kFloorDiv:
       if (*y == 0) return Expr();
       r = FloorDivWide(*x, *y);
@@ -95,7 +103,8 @@ Expr Combine(NodeKind kind, const Expr& a, const Expr& b) {
     default:
       return internal::MakeBinary(kind, a, b);
   }
-  if (r < internal::TypeMin(t) || r > internal::TypeMax(t) || r == internal::kNegInf || r == internal::kPosInf) {
+  if (r < internal::TypeMin(t) || r > internal::TypeMax(t) || r == internal::kNegInf ||
+      r == internal::kPosInf) {
     return Expr();
   }
   return ir::IntImm(t, static_cast<int64_t>(r));
@@ -146,7 +155,8 @@ class SetEvaluator {
       }
       case NodeKind::kCall: {
         const auto* op = e.as<ir::CallNode>();
-        if (op->op == ir::Intrinsic::kIfThenElse) return Choose(op->args[0], op->args[1], op->args[2]);
+        if (op->op == ir::Intrinsic::kIfThenElse)
+          return Choose(op->args[0], op->args[1], op->args[2]);
         return IntSet::Everything();
       }
       case NodeKind::kCast:
@@ -168,7 +178,8 @@ class SetEvaluator {
 
  private:
   bool UsesDom(const Expr& e) {
-    return internal::UsesVar(e, [this](const ir::VarNode* v) { return dom_.count(v) || locals_.count(v); });
+    return internal::UsesVar(
+        e, [this](const ir::VarNode* v) { return dom_.count(v) || locals_.count(v); });
   }
 
   Expr S(const Expr& e) { return analyzer_.Simplify(e); }
@@ -190,7 +201,8 @@ class SetEvaluator {
     if (const auto* b = e.as<ir::BroadcastNode>()) return Eval(b->value);
     if (const auto* r = e.as<ir::RampNode>()) {
       if (internal::IsIndexType(r->base.dtype())) {
-        const Expr last = Combine(NodeKind::kAdd, r->base, Combine(NodeKind::kMul, r->stride, Imm(r->stride, r->lanes - 1)));
+        const Expr last = Combine(NodeKind::kAdd, r->base,
+                                  Combine(NodeKind::kMul, r->stride, Imm(r->stride, r->lanes - 1)));
         if (!last.defined()) return IntSet::Everything();
         return Make(Bin(NodeKind::kMin, r->base, last), Bin(NodeKind::kMax, r->base, last));
       }
@@ -198,7 +210,9 @@ class SetEvaluator {
     return IntSet::Everything();
   }
 
-  static bool AnyNothing(const IntSet& a, const IntSet& b) { return a.IsNothing() || b.IsNothing(); }
+  static bool AnyNothing(const IntSet& a, const IntSet& b) {
+    return a.IsNothing() || b.IsNothing();
+  }
 
   IntSet Add(const IntSet& a, const IntSet& b) {
     if (AnyNothing(a, b)) return IntSet::Nothing();
@@ -248,7 +262,8 @@ class SetEvaluator {
     if (a.IsSinglePoint()) {
       if (const int sign = Sign(a.min())) return Scale(b, a.min(), sign);
     }
-    return Corners(a, b, [](const Expr& x, const Expr& y) { return Combine(NodeKind::kMul, x, y); });
+    return Corners(a, b,
+                   [](const Expr& x, const Expr& y) { return Combine(NodeKind::kMul, x, y); });
   }
 
   // The extremes of fn over the four corners, for fn monotone in each argument separately.
@@ -257,13 +272,15 @@ class SetEvaluator {
     if (!a.HasLowerBound() || !a.HasUpperBound() || !b.HasLowerBound() || !b.HasUpperBound()) {
       return IntSet::Everything();
     }
-    Expr p[] = {fn(a.min(), b.min()), fn(a.min(), b.max()), fn(a.max(), b.min()), fn(a.max(), b.max())};
+    Expr p[] = {fn(a.min(), b.min()), fn(a.min(), b.max()), fn(a.max(), b.min()),
+                fn(a.max(), b.max())};
     for (Expr& x : p) {
       if (!x.defined()) return IntSet::Everything();
       x = S(x);
     }
-    return Make(Bin(NodeKind::kMin, Bin(NodeKind::kMin, p[0], p[1]), Bin(NodeKind::kMin, p[2], p[3])),
-                Bin(NodeKind::kMax, Bin(NodeKind::kMax, p[0], p[1]), Bin(NodeKind::kMax, p[2], p[3])));
+    return Make(
+        Bin(NodeKind::kMin, Bin(NodeKind::kMin, p[0], p[1]), Bin(NodeKind::kMin, p[2], p[3])),
+        Bin(NodeKind::kMax, Bin(NodeKind::kMax, p[0], p[1]), Bin(NodeKind::kMax, p[2], p[3])));
   }
 
   IntSet Div(const IntSet& a, const IntSet& b, bool floor) {
@@ -312,7 +329,8 @@ class SetEvaluator {
     if (analyzer_.CanProveGreaterEqual(c, 1)) {
       // Within one block of c the remainder moves with the dividend.
       if (a.HasLowerBound() && a.HasUpperBound() &&
-          internal::ExprEqual(S(Bin(NodeKind::kFloorDiv, a.min(), c)), S(Bin(NodeKind::kFloorDiv, a.max(), c)))) {
+          internal::ExprEqual(S(Bin(NodeKind::kFloorDiv, a.min(), c)),
+                              S(Bin(NodeKind::kFloorDiv, a.max(), c)))) {
         return Make(Bin(NodeKind::kFloorMod, a.min(), c), Bin(NodeKind::kFloorMod, a.max(), c));
       }
       return Make(zero, Bin(NodeKind::kSub, c, one));
@@ -414,11 +432,13 @@ class SetEvaluator {
         return Make(ir::operator!(a.max()), ir::operator!(a.min()));
       }
       case NodeKind::kAnd: {
-        const IntSet a = as_bool(Eval(e.as<ir::AndNode>()->a)), b = as_bool(Eval(e.as<ir::AndNode>()->b));
+        const IntSet a = as_bool(Eval(e.as<ir::AndNode>()->a)),
+                     b = as_bool(Eval(e.as<ir::AndNode>()->b));
         return Make(a.min() && b.min(), a.max() && b.max());
       }
       case NodeKind::kOr: {
-        const IntSet a = as_bool(Eval(e.as<ir::OrNode>()->a)), b = as_bool(Eval(e.as<ir::OrNode>()->b));
+        const IntSet a = as_bool(Eval(e.as<ir::OrNode>()->a)),
+                     b = as_bool(Eval(e.as<ir::OrNode>()->b));
         return Make(a.min() || b.min(), a.max() || b.max());
       }
       case NodeKind::kLT:
@@ -457,17 +477,22 @@ class SetEvaluator {
     std::optional<bool> decided;
     switch (kind) {
       case NodeKind::kLT:
-        if (proves(d.max(), d.HasUpperBound(), lt0)) decided = true;
-        else if (proves(d.min(), d.HasLowerBound(), ge0)) decided = false;
+        if (proves(d.max(), d.HasUpperBound(), lt0))
+          decided = true;
+        else if (proves(d.min(), d.HasLowerBound(), ge0))
+          decided = false;
         break;
       case NodeKind::kLE:
-        if (proves(d.max(), d.HasUpperBound(), le0)) decided = true;
-        else if (proves(d.min(), d.HasLowerBound(), gt0)) decided = false;
+        if (proves(d.max(), d.HasUpperBound(), le0))
+          decided = true;
+        else if (proves(d.min(), d.HasLowerBound(), gt0))
+          decided = false;
         break;
       default:
         if (d.IsSinglePoint() && ir::IsConstInt(d.min(), 0)) {
           decided = kind == NodeKind::kEQ;
-        } else if (proves(d.min(), d.HasLowerBound(), gt0) || proves(d.max(), d.HasUpperBound(), lt0)) {
+        } else if (proves(d.min(), d.HasLowerBound(), gt0) ||
+                   proves(d.max(), d.HasUpperBound(), lt0)) {
           decided = kind == NodeKind::kNE;
         }
         break;
@@ -487,25 +512,33 @@ IntSet Union(const IntSet& a, const IntSet& b, Analyzer& analyzer) {
   if (a.IsNothing()) return b;
   if (b.IsNothing()) return a;
   Expr lo, hi;
-  if (a.HasLowerBound() && b.HasLowerBound()) lo = analyzer.Simplify(Bin(NodeKind::kMin, a.min(), b.min()));
-  if (a.HasUpperBound() && b.HasUpperBound()) hi = analyzer.Simplify(Bin(NodeKind::kMax, a.max(), b.max()));
+  if (a.HasLowerBound() && b.HasLowerBound())
+    lo = analyzer.Simplify(Bin(NodeKind::kMin, a.min(), b.min()));
+  if (a.HasUpperBound() && b.HasUpperBound())
+    hi = analyzer.Simplify(Bin(NodeKind::kMax, a.max(), b.max()));
   return IntSet::Interval(lo, hi);
 }
 
 IntSet Intersect(const IntSet& a, const IntSet& b, Analyzer& analyzer) {
   if (a.IsNothing() || b.IsNothing()) return IntSet::Nothing();
   Expr lo = a.HasLowerBound() ? a.min() : b.min();
-  if (a.HasLowerBound() && b.HasLowerBound()) lo = analyzer.Simplify(Bin(NodeKind::kMax, a.min(), b.min()));
+  if (a.HasLowerBound() && b.HasLowerBound())
+    lo = analyzer.Simplify(Bin(NodeKind::kMax, a.min(), b.min()));
   Expr hi = a.HasUpperBound() ? a.max() : b.max();
-  if (a.HasUpperBound() && b.HasUpperBound()) hi = analyzer.Simplify(Bin(NodeKind::kMin, a.max(), b.max()));
-  if (lo.defined() && hi.defined() && analyzer.CanProve(Bin(NodeKind::kLT, hi, lo))) return IntSet::Nothing();
+  if (a.HasUpperBound() && b.HasUpperBound())
+    hi = analyzer.Simplify(Bin(NodeKind::kMin, a.max(), b.max()));
+  if (lo.defined() && hi.defined() && analyzer.CanProve(Bin(NodeKind::kLT, hi, lo)))
+    return IntSet::Nothing();
   return IntSet::Interval(lo, hi);
 }
 
 IntSet EvalSet(const Expr& e, const IntSetMap& dom, Analyzer& analyzer) {
   if (!IsIntegerScalarType(e.dtype())) return IntSet::Everything();
-  const Expr simplified = analyzer.Simplify(e);
-  return SetEvaluator(dom, analyzer).Eval(simplified);
+  const IntSet s = SetEvaluator(dom, analyzer).Eval(analyzer.Simplify(e));
+  // A variable's set comes back as dom holds it; every end leaves simplified.
+  if (s.IsNothing() || s.IsEverything()) return s;
+  return IntSet::Interval(s.HasLowerBound() ? analyzer.Simplify(s.min()) : Expr(),
+                          s.HasUpperBound() ? analyzer.Simplify(s.max()) : Expr());
 }
 
 ir::Range CoverRange(const IntSet& s, const ir::Range& bound, Analyzer& analyzer) {
@@ -513,7 +546,8 @@ ir::Range CoverRange(const IntSet& s, const ir::Range& bound, Analyzer& analyzer
   const IntSet whole = IntSet::FromRange(bound);
   const Expr lo = s.HasLowerBound() ? s.min() : whole.min();
   const Expr hi = s.HasUpperBound() ? s.max() : whole.max();
-  return {analyzer.Simplify(lo), analyzer.Simplify(Bin(NodeKind::kAdd, Bin(NodeKind::kSub, hi, lo), Imm(lo, 1)))};
+  return {analyzer.Simplify(lo),
+          analyzer.Simplify(Bin(NodeKind::kAdd, Bin(NodeKind::kSub, hi, lo), Imm(lo, 1)))};
 }
 
 ir::Range ToRange(const IntSet& s, Analyzer& analyzer) {

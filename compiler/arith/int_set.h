@@ -18,7 +18,10 @@
 // for a vector e, every lane's does. Ends come back simplified by the analyzer. The result is
 // exact for sums, differences and scaling by constants of independent variables; where a
 // variable occurs more than once it may over-approximate. int32 and int64 arithmetic is taken not
-// to overflow (node.h); other integer types give Everything unless e does not depend on dom.
+// to overflow (node.h); other integer types give Everything unless e does not depend on dom, and
+// non-integer expressions give Everything. An end that is an immediate is computed exactly: one
+// that would leave the type (the domain's extremes overflow) is left unbounded instead, as is an
+// end that would grow past a fixed size.
 namespace tessel::arith {
 
 class Analyzer;

@@ -31,6 +31,8 @@ TEST_F(IntSetTest, Kinds) {
   EXPECT_EQ(IntSet::Interval(Expr(), n).ToString(), "(-inf, n]");
   EXPECT_EQ(IntSet::Interval(0, Expr()).ToString(), "[0, +inf)");
   EXPECT_EQ(IntSet::FromRange({2, n}).ToString(), "[2, ((2 + n) - 1)]");
+  EXPECT_EQ(IntSet::FromRange({0, n}).ToString(), "[0, (n - 1)]");
+  EXPECT_EQ(IntSet::FromRange({0, 16}).ToString(), "[0, 15]");
   EXPECT_TRUE(IntSet::Everything().IsEverything());
   EXPECT_FALSE(IntSet::Nothing().HasLowerBound());
 }
@@ -39,10 +41,14 @@ TEST_F(IntSetTest, UnionAndIntersect) {
   EXPECT_EQ(Union(IntSet::Interval(0, 4), IntSet::Interval(2, 9), analyzer_).ToString(), "[0, 9]");
   EXPECT_EQ(Union(IntSet::Interval(0, n), IntSet::Interval(1, n), analyzer_).ToString(), "[0, n]");
   EXPECT_EQ(Union(IntSet::Nothing(), IntSet::Single(n), analyzer_).ToString(), "[n, n]");
-  EXPECT_EQ(Union(IntSet::Interval(Expr(), 3), IntSet::Interval(0, 9), analyzer_).ToString(), "(-inf, 9]");
-  EXPECT_EQ(Intersect(IntSet::Interval(0, 4), IntSet::Interval(2, 9), analyzer_).ToString(), "[2, 4]");
-  EXPECT_EQ(Intersect(IntSet::Interval(0, 4), IntSet::Interval(5, 9), analyzer_).ToString(), "nothing");
-  EXPECT_EQ(Intersect(IntSet::Everything(), IntSet::Interval(0, n), analyzer_).ToString(), "[0, n]");
+  EXPECT_EQ(Union(IntSet::Interval(Expr(), 3), IntSet::Interval(0, 9), analyzer_).ToString(),
+            "(-inf, 9]");
+  EXPECT_EQ(Intersect(IntSet::Interval(0, 4), IntSet::Interval(2, 9), analyzer_).ToString(),
+            "[2, 4]");
+  EXPECT_EQ(Intersect(IntSet::Interval(0, 4), IntSet::Interval(5, 9), analyzer_).ToString(),
+            "nothing");
+  EXPECT_EQ(Intersect(IntSet::Everything(), IntSet::Interval(0, n), analyzer_).ToString(),
+            "[0, n]");
 }
 
 TEST_F(IntSetTest, LinearIndices) {
@@ -52,6 +58,8 @@ TEST_F(IntSetTest, LinearIndices) {
   EXPECT_EQ(Eval(ir::Sub(i, i)), "[0, 0]");  // simplified before it is evaluated
   EXPECT_EQ(Eval(ir::Add(ir::Mul(i, 4), n)), "[n, (n + 60)]");
   EXPECT_EQ(Eval(n), "[n, n]");
+  IntSetMap raw{{i.get(), IntSet::Interval(ir::Add(n, 0), ir::Sub(ir::Add(n, 4), 1))}};
+  EXPECT_EQ(EvalSet(i, raw, analyzer_).ToString(), "[n, (n + 3)]");
   EXPECT_EQ(Eval(ir::Mul(i, j)), "[0, 45]");
   EXPECT_EQ(Eval(ir::Mul(k, k)), "[-16, 16]");
 }
@@ -88,15 +96,19 @@ TEST_F(IntSetTest, SymbolicDomains) {
   EXPECT_EQ(EvalSet(ir::Add(ir::Mul(i, 4), j), dom, analyzer_).ToString(), "[0, ((n * 4) - 1)]");
   // i outer, j inner after a split by 8: the fused index covers [m*8, m*8 + 7].
   IntSetMap inner{{j.get(), IntSet::Interval(0, 7)}};
-  EXPECT_EQ(EvalSet(ir::Add(ir::Mul(m, 8), j), inner, analyzer_).ToString(), "[(m * 8), ((m * 8) + 7)]");
-  EXPECT_EQ(EvalSet(ir::FloorDiv(ir::Add(ir::Mul(m, 8), j), 8), inner, analyzer_).ToString(), "[m, m]");
-  EXPECT_EQ(EvalSet(ir::FloorMod(ir::Add(ir::Mul(m, 8), j), 8), inner, analyzer_).ToString(), "[0, 7]");
+  EXPECT_EQ(EvalSet(ir::Add(ir::Mul(m, 8), j), inner, analyzer_).ToString(),
+            "[(m * 8), ((m * 8) + 7)]");
+  EXPECT_EQ(EvalSet(ir::FloorDiv(ir::Add(ir::Mul(m, 8), j), 8), inner, analyzer_).ToString(),
+            "[m, m]");
+  EXPECT_EQ(EvalSet(ir::FloorMod(ir::Add(ir::Mul(m, 8), j), 8), inner, analyzer_).ToString(),
+            "[0, 7]");
 }
 
 TEST_F(IntSetTest, VectorsAndLets) {
   EXPECT_EQ(Eval(ir::Ramp(ir::Mul(i, 4), 1, 4)), "[0, 63]");
   EXPECT_EQ(Eval(ir::Broadcast(j, 4)), "[0, 3]");
-  EXPECT_EQ(EvalSet(ir::Ramp(ir::Mul(m, 4), 1, 4), {}, analyzer_).ToString(), "[(m * 4), ((m * 4) + 3)]");
+  EXPECT_EQ(EvalSet(ir::Ramp(ir::Mul(m, 4), 1, 4), {}, analyzer_).ToString(),
+            "[(m * 4), ((m * 4) + 3)]");
   Var v("v");
   EXPECT_EQ(Eval(ir::Let(v, ir::Mul(i, 2), ir::Add(v, j))), "[0, 33]");
 }
@@ -108,7 +120,8 @@ TEST_F(IntSetTest, OverflowingEndsAreUnbounded) {
 
 TEST_F(IntSetTest, Ranges) {
   EXPECT_EQ(ir::ToString(ToRange(IntSet::Interval(2, 9), analyzer_).extent), "8");
-  const ir::Range r = ToRange(IntSet::Interval(ir::Mul(m, 8), ir::Add(ir::Mul(m, 8), 7)), analyzer_);
+  const ir::Range r =
+      ToRange(IntSet::Interval(ir::Mul(m, 8), ir::Add(ir::Mul(m, 8), 7)), analyzer_);
   EXPECT_EQ(ir::ToString(r.min), "(m * 8)");
   EXPECT_EQ(ir::ToString(r.extent), "8");
   const ir::Range cover = CoverRange(IntSet::Interval(Expr(), 9), ir::Range{0, n}, analyzer_);

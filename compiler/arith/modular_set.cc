@@ -221,7 +221,8 @@ std::string ModularSet::ToString() const {
   return base == 0 ? k : absl::StrCat(k, "+", base);
 }
 
-ModularSet EvalModularSet(const Expr& e, const ModularSetMap& vars, const ConstIntBoundMap& bounds) {
+ModularSet EvalModularSet(const Expr& e, const ModularSetMap& vars,
+                          const ConstIntBoundMap& bounds) {
   return ModularEvaluator(vars, bounds).Eval(e);
 }
 

@@ -35,11 +35,11 @@ TEST_F(ModularSetTest, Leaves) {
 
 TEST_F(ModularSetTest, Arithmetic) {
   EXPECT_EQ(M(ir::Add(ir::Mul(i, 8), 3)), "8k+3");
-  EXPECT_EQ(M(ir::Add(x, y)), "2k+1");       // gcd(4, 6) = 2
-  EXPECT_EQ(M(ir::Sub(x, 3)), "4k+2");       // 4k - 2
+  EXPECT_EQ(M(ir::Add(x, y)), "2k+1");  // gcd(4, 6) = 2
+  EXPECT_EQ(M(ir::Sub(x, 3)), "4k+2");  // 4k - 2
   EXPECT_EQ(M(ir::Mul(x, 3)), "12k+3");
-  EXPECT_EQ(M(ir::Mul(x, y)), "6k");         // (4a + 1) * 6b
-  EXPECT_EQ(M(ir::Mul(x, x)), "4k+1");       // 16ab + 4a + 4b + 1
+  EXPECT_EQ(M(ir::Mul(x, y)), "6k");    // (4a + 1) * 6b
+  EXPECT_EQ(M(ir::Mul(x, x)), "4k+1");  // 16ab + 4a + 4b + 1
 }
 
 TEST_F(ModularSetTest, Division) {
@@ -59,7 +59,8 @@ TEST_F(ModularSetTest, Unions) {
   EXPECT_EQ(M(ir::Min(ir::Mul(i, 8), ir::Add(ir::Mul(i, 4), 4))), "4k");
   EXPECT_EQ(M(ir::Select(ir::LT(i, 3), ir::Mul(i, 6), ir::Add(ir::Mul(i, 6), 3))), "3k");
   EXPECT_EQ(M(ir::Max(x, ir::Add(x, 2))), "2k+1");
-  EXPECT_EQ(M(ir::if_then_else(ir::LT(i, 3), IntImm(ir::kInt32, 4), IntImm(ir::kInt32, 10))), "6k+4");
+  EXPECT_EQ(M(ir::if_then_else(ir::LT(i, 3), IntImm(ir::kInt32, 4), IntImm(ir::kInt32, 10))),
+            "6k+4");
 }
 
 TEST_F(ModularSetTest, OtherNodes) {

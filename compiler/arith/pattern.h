@@ -132,8 +132,7 @@ class PSelect : public PatternTag {
   }
   bool Match(const ir::Expr& e) const {
     const auto* op = e.as<ir::SelectNode>();
-    return op && c_.Match(op->condition) && t_.Match(op->true_value) &&
-           f_.Match(op->false_value);
+    return op && c_.Match(op->condition) && t_.Match(op->true_value) && f_.Match(op->false_value);
   }
   ir::Expr Eval() const { return ir::Select(c_.Eval(), t_.Eval(), f_.Eval()); }
 
@@ -143,10 +142,10 @@ class PSelect : public PatternTag {
   typename F::Held f_;
 };
 
-#define TESSEL_PATTERN_BINARY(function, kind)              \
-  template <Pattern A, Pattern B>                          \
+#define TESSEL_PATTERN_BINARY(function, kind)                          \
+  template <Pattern A, Pattern B>                                      \
   PBinary<ir::NodeKind::kind, A, B> function(const A& a, const B& b) { \
-    return {a, b};                                         \
+    return {a, b};                                                     \
   }
 TESSEL_PATTERN_BINARY(operator+, kAdd)
 TESSEL_PATTERN_BINARY(operator-, kSub)
@@ -190,6 +189,5 @@ bool Matches(const P& p, const ir::Expr& e) {
 // holds; the condition may read the pattern's variables).
 #define TESSEL_REWRITE(e, lhs, rhs) \
   if (::tessel::arith::internal::pattern::Matches((lhs), (e))) return (rhs).Eval()
-#define TESSEL_REWRITE_IF(e, lhs, rhs, condition)                               \
-  if (::tessel::arith::internal::pattern::Matches((lhs), (e)) && (condition)) \
-  return (rhs).Eval()
+#define TESSEL_REWRITE_IF(e, lhs, rhs, condition) \
+  if (::tessel::arith::internal::pattern::Matches((lhs), (e)) && (condition)) return (rhs).Eval()

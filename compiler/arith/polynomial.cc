@@ -47,8 +47,8 @@ Polynomial AtomPolynomial(const Expr& atom) {
 }
 
 Polynomial AddPolynomials(const Polynomial& a, const Polynomial& b) {
-  TESSEL_CHECK(a.dtype == b.dtype) << "adding polynomials of " << a.dtype.ToString() << " and "
-                                   << b.dtype.ToString();
+  TESSEL_CHECK(a.dtype == b.dtype)
+      << "adding polynomials of " << a.dtype.ToString() << " and " << b.dtype.ToString();
   Polynomial out{a.dtype, {}, 0, a.wrapped || b.wrapped};
   out.constant = CheckedAdd(a.dtype, a.constant, b.constant, &out.wrapped);
   out.terms.reserve(a.terms.size() + b.terms.size());
@@ -114,10 +114,12 @@ Polynomial MulPolynomials(const Polynomial& a, const Polynomial& b) {
   };
   bool wrapped = false;
   for (const Term& s : a.terms) {
-    for (const Term& t : b.terms) add_product(s.atoms, t.atoms, CheckedMul(a.dtype, s.coeff, t.coeff, &wrapped));
+    for (const Term& t : b.terms)
+      add_product(s.atoms, t.atoms, CheckedMul(a.dtype, s.coeff, t.coeff, &wrapped));
     add_product(s.atoms, {}, CheckedMul(a.dtype, s.coeff, b.constant, &wrapped));
   }
-  for (const Term& t : b.terms) add_product({}, t.atoms, CheckedMul(a.dtype, a.constant, t.coeff, &wrapped));
+  for (const Term& t : b.terms)
+    add_product({}, t.atoms, CheckedMul(a.dtype, a.constant, t.coeff, &wrapped));
   out.constant = CheckedMul(a.dtype, a.constant, b.constant, &wrapped);
   out.wrapped = out.wrapped || wrapped;
   return out;

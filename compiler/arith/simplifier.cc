@@ -50,8 +50,9 @@ ConstIntBound Simplifier::Bound(const Polynomial& p) {
     ConstIntBound product = ConstIntBound::Point(term.coeff);
     for (const Expr& atom : term.atoms) {
       const ConstIntBound b = Bound(atom);
-      const int64_t c[] = {BoundMul(product.min_value, b.min_value), BoundMul(product.min_value, b.max_value),
-                           BoundMul(product.max_value, b.min_value), BoundMul(product.max_value, b.max_value)};
+      const int64_t c[] = {
+          BoundMul(product.min_value, b.min_value), BoundMul(product.min_value, b.max_value),
+          BoundMul(product.max_value, b.min_value), BoundMul(product.max_value, b.max_value)};
       product = {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
     }
     sum = {LowAdd(sum.min_value, product.min_value), HighAdd(sum.max_value, product.max_value)};
@@ -96,7 +97,9 @@ Expr Simplifier::Visit(const Expr& e) {
       return e;
     case NodeKind::kVar: {
       auto it = state_.values.find(e.as<ir::VarNode>());
-      return it == state_.values.end() ? e : it->second;
+      if (it == state_.values.end()) return e;
+      if (!impure_ && HasSideEffects(it->second)) impure_ = true;
+      return it->second;
     }
     case NodeKind::kCast: {
       const auto* op = e.as<ir::CastNode>();
@@ -105,10 +108,10 @@ Expr Simplifier::Visit(const Expr& e) {
       const auto* cast = result.as<ir::CastNode>();
       return cast && cast->value.same_as(op->value) ? e : result;
     }
-#define TESSEL_X(name)                                                     \
-  case NodeKind::k##name: {                                                \
-    const auto* op = e.as<ir::name##Node>();                               \
-    return SimplifyBinary(NodeKind::k##name, Visit(op->a), Visit(op->b));  \
+#define TESSEL_X(name)                                                    \
+  case NodeKind::k##name: {                                               \
+    const auto* op = e.as<ir::name##Node>();                              \
+    return SimplifyBinary(NodeKind::k##name, Visit(op->a), Visit(op->b)); \
   }
       TESSEL_IR_BINARY_NODES(TESSEL_X)
 #undef TESSEL_X
@@ -197,9 +200,11 @@ bool Holds(DataType wide, DataType narrow) {
   narrow = narrow.element_of();
   if (narrow.is_bool()) return wide.is_integer();
   if (!narrow.is_integer()) return false;
-  if (wide.is_int()) return narrow.is_int() ? wide.bits() >= narrow.bits() : wide.bits() > narrow.bits();
+  if (wide.is_int())
+    return narrow.is_int() ? wide.bits() >= narrow.bits() : wide.bits() > narrow.bits();
   if (wide.is_uint()) return narrow.is_uint() && wide.bits() >= narrow.bits();
-  if (wide.is_float()) return narrow.bits() <= (wide.bits() == 64 ? 32 : wide.bits() == 32 ? 16 : 8);
+  if (wide.is_float())
+    return narrow.bits() <= (wide.bits() == 64 ? 32 : wide.bits() == 32 ? 16 : 8);
   return false;
 }
 
@@ -253,7 +258,8 @@ Expr Simplifier::SimplifySelect(const Expr& c, const Expr& t, const Expr& f) {
 
 Expr Simplifier::SimplifyLet(const ir::LetNode* op) {
   Expr value = Visit(op->value);
-  const bool trivial = value.as<ir::IntImmNode>() || value.as<ir::FloatImmNode>() || value.as<ir::VarNode>();
+  const bool trivial =
+      value.as<ir::IntImmNode>() || value.as<ir::FloatImmNode>() || value.as<ir::VarNode>();
   const size_t mark = state_.Mark();
   VarFacts facts;
   if (trivial) {
@@ -324,7 +330,8 @@ Expr Simplifier::SimplifyVectorBinary(NodeKind kind, const Expr& a, const Expr& 
   const DataType t = a.dtype().element_of();
   const auto* ra = a.as<ir::RampNode>();
   const auto* rb = b.as<ir::RampNode>();
-  auto ramp = [&](NodeKind op, const Expr& x, const Expr& y, NodeKind stride_op, const Expr& s, const Expr& u) {
+  auto ramp = [&](NodeKind op, const Expr& x, const Expr& y, NodeKind stride_op, const Expr& s,
+                  const Expr& u) {
     Expr base = SimplifyBinary(op, x, y);
     Expr stride = u.defined() ? SimplifyBinary(stride_op, s, u) : s;
     if (ir::IsConstInt(stride, 0)) return ir::Broadcast(base, lanes);
@@ -367,8 +374,9 @@ Expr Simplifier::SimplifyVectorBinary(NodeKind kind, const Expr& a, const Expr& 
         break;
     }
   }
-  if (IsIntegerLike(t) && (kind == NodeKind::kLT || kind == NodeKind::kLE || kind == NodeKind::kGT ||
-                           kind == NodeKind::kGE || kind == NodeKind::kEQ || kind == NodeKind::kNE)) {
+  if (IsIntegerLike(t) &&
+      (kind == NodeKind::kLT || kind == NodeKind::kLE || kind == NodeKind::kGT ||
+       kind == NodeKind::kGE || kind == NodeKind::kEQ || kind == NodeKind::kNE)) {
     const ConstIntBound x = Bound(a), y = Bound(b);
     auto less = [](const ConstIntBound& p, const ConstIntBound& q, bool strict) -> int {
       if (strict ? p.max_value < q.min_value : p.max_value <= q.min_value) return 1;
@@ -377,10 +385,18 @@ Expr Simplifier::SimplifyVectorBinary(NodeKind kind, const Expr& a, const Expr& 
     };
     int decided = -1;
     switch (kind) {
-      case NodeKind::kLT: decided = less(x, y, true); break;
-      case NodeKind::kLE: decided = less(x, y, false); break;
-      case NodeKind::kGT: decided = less(y, x, true); break;
-      case NodeKind::kGE: decided = less(y, x, false); break;
+      case NodeKind::kLT:
+        decided = less(x, y, true);
+        break;
+      case NodeKind::kLE:
+        decided = less(x, y, false);
+        break;
+      case NodeKind::kGT:
+        decided = less(y, x, true);
+        break;
+      case NodeKind::kGE:
+        decided = less(y, x, false);
+        break;
       default: {
         const bool apart = x.max_value < y.min_value || y.max_value < x.min_value;
         if (apart) decided = kind == NodeKind::kNE;
@@ -390,11 +406,14 @@ Expr Simplifier::SimplifyVectorBinary(NodeKind kind, const Expr& a, const Expr& 
     if (decided >= 0) return BoolImm(decided == 1, lanes);
   }
   if (t.is_bool() && (kind == NodeKind::kAnd || kind == NodeKind::kOr)) {
-    int64_t c;
+    // A broadcast immediate on either side: the identity gives the other side, the absorbing
+    // value gives itself.
     const bool is_and = kind == NodeKind::kAnd;
-    if ((ba && IsConstScalar(a, &c)) || (bb && IsConstScalar(b, &c))) {
-      const Expr& other = ba ? b : a;
-      const Expr& constant = ba ? a : b;
+    for (const bool constant_first : {true, false}) {
+      const Expr& constant = constant_first ? a : b;
+      const Expr& other = constant_first ? b : a;
+      int64_t c;
+      if (!constant.as<ir::BroadcastNode>() || !IsConstScalar(constant, &c)) continue;
       if ((c != 0) == is_and) return other;
       if (Pure(other)) return constant;
     }

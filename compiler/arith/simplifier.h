@@ -14,9 +14,9 @@
 //
 // One pass, bottom-up: every node's operands are simplified first, then the node's rules run on
 // the simplified operands. Impure calls are never dropped, duplicated or merged: a binary node
-// with an impure operand is only folded (And/Or check for themselves). Rules whose result is a new compound expression simplify it again, out
-// of a fixed budget per Simplify call, so a rule set that cycled would stop rather than loop.
-// Analyzer::Simplify states what the result guarantees.
+// with an impure operand is only folded (And/Or check for themselves). Rules whose result is a new
+// compound expression simplify it again, out of a fixed budget per Simplify call, so a rule set
+// that cycled would stop rather than loop. Analyzer::Simplify states what the result guarantees.
 namespace tessel::arith::internal {
 
 class Simplifier {

@@ -18,7 +18,8 @@ namespace {
 constexpr int kMaxDivisionDepth = 4;
 
 bool SameBlock(const ConstIntBound& b, int64_t c) {
-  return !IsInf(b.min_value) && !IsInf(b.max_value) && FloorDiv(b.min_value, c) == FloorDiv(b.max_value, c);
+  return !IsInf(b.min_value) && !IsInf(b.max_value) &&
+         FloorDiv(b.min_value, c) == FloorDiv(b.max_value, c);
 }
 
 // The divisor of a FloorDiv/Div/FloorMod/Mod node when it is a non-zero immediate.
@@ -42,8 +43,8 @@ Polynomial DivideExactly(const Polynomial& p, int64_t g) {
   return out;
 }
 
-// Whether `quotient` is the quotient matching floormod(x, c) (or truncmod when trunc): x / c itself,
-// or, for x = floordiv(y, c1), the merged floordiv(y, c1 * c).
+// Whether `quotient` is the quotient matching floormod(x, c) (or truncmod when trunc): x / c
+// itself, or, for x = floordiv(y, c1), the merged floordiv(y, c1 * c).
 bool IsQuotientOf(const Expr& quotient, const Expr& x, int64_t c, bool trunc) {
   int64_t q;
   if (trunc) {
@@ -120,7 +121,8 @@ Expr Simplifier::SimplifyDivision(NodeKind kind, const Expr& a, const Expr& b) {
     if (IsIndexType(t)) return FromPolynomial(ScalePolynomial(ToPolynomial(a), -1));
   }
   // x / x == 1 and x % x == 0 wherever the division is defined.
-  if (!const_divisor && !ir::AsConstInt(b) && ExprEqual(a, b) && Pure(a)) return ir::IntImm(t, is_div ? 1 : 0);
+  if (!const_divisor && !ir::AsConstInt(b) && ExprEqual(a, b) && Pure(a))
+    return ir::IntImm(t, is_div ? 1 : 0);
   if (Expr r = DivisionByBounds(kind, a, b); r.defined()) return r;
   if (IsIndexType(t)) {
     // For a non-negative dividend and a positive divisor truncation is floor division.
@@ -170,8 +172,10 @@ Expr Simplifier::DivByConstant(const Expr& a, int64_t c, bool trunc, int depth) 
       r.terms.push_back(term);
     }
   }
-  if (r.IsConstant()) return FromPolynomial(AddPolynomials(q, ConstantPolynomial(t, FloorDiv(r.constant, c))));
-  const ConstIntBound br = DecisiveBound(r, [c](const ConstIntBound& b) { return SameBlock(b, c); });
+  if (r.IsConstant())
+    return FromPolynomial(AddPolynomials(q, ConstantPolynomial(t, FloorDiv(r.constant, c))));
+  const ConstIntBound br =
+      DecisiveBound(r, [c](const ConstIntBound& b) { return SameBlock(b, c); });
   if (SameBlock(br, c)) {
     return FromPolynomial(AddPolynomials(q, ConstantPolynomial(t, FloorDiv(br.min_value, c))));
   }
@@ -226,7 +230,8 @@ Expr Simplifier::ModByConstant(const Expr& a, int64_t c, bool trunc, int depth) 
   }
   if (r.IsConstant()) return ir::IntImm(t, FloorMod(r.constant, c));
   auto decided = [&](const Polynomial& rem) -> Expr {
-    const ConstIntBound b = DecisiveBound(rem, [c](const ConstIntBound& x) { return SameBlock(x, c); });
+    const ConstIntBound b =
+        DecisiveBound(rem, [c](const ConstIntBound& x) { return SameBlock(x, c); });
     if (!SameBlock(b, c)) return Expr();
     const int64_t shift = FloorDiv(b.min_value, c) * c;
     return FromPolynomial(SubPolynomials(rem, ConstantPolynomial(t, shift)));
@@ -250,7 +255,8 @@ Expr Simplifier::ModByConstant(const Expr& a, int64_t c, bool trunc, int depth) 
     return MakeBinary(trunc ? NodeKind::kMod : NodeKind::kFloorMod, a, ir::IntImm(t, c));
   }
   // The constant reduces into [0, c): floormod(x + 5, 4) == floormod(x + 1, 4).
-  if (Polynomial shifted = r; (shifted.constant = FloorMod(r.constant, c)) != r.constant && Fits(shifted)) {
+  if (Polynomial shifted = r;
+      (shifted.constant = FloorMod(r.constant, c)) != r.constant && Fits(shifted)) {
     r = std::move(shifted);
   }
   // floormod(g*x, g*c) == g * floormod(x, c).
@@ -268,7 +274,8 @@ Expr Simplifier::ModByConstant(const Expr& a, int64_t c, bool trunc, int depth) 
     if ((floor_mod || trunc_mod) && ConstDivisor(floor_mod ? floor_mod->b : trunc_mod->b, &c1) &&
         c1 % c == 0) {
       const Expr& x = floor_mod ? floor_mod->a : trunc_mod->a;
-      if (floor_mod || Bound(x).min_value >= 0) return ModByConstant(x, c, trunc_mod != nullptr, depth + 1);
+      if (floor_mod || Bound(x).min_value >= 0)
+        return ModByConstant(x, c, trunc_mod != nullptr, depth + 1);
     }
   }
   const Expr arg = FromPolynomial(r);

@@ -87,7 +87,8 @@ TEST_F(SimplifyArithTest, DivisionByConstants) {
   EXPECT_EQ(S(ir::Add(ir::Mul(ir::FloorDiv(x, 8), 8), ir::FloorMod(x, 8))), "x");
   EXPECT_EQ(S(ir::Add(ir::Mul(ir::Div(x, 8), 8), ir::Mod(x, 8))), "x");
   // Splits of splits: floordiv(x, 32)*4 + floormod(floordiv(x, 8), 4) == floordiv(x, 8).
-  EXPECT_EQ(S(ir::Add(ir::Mul(ir::FloorDiv(x, 32), 4), ir::FloorMod(ir::FloorDiv(x, 8), 4))), "floordiv(x, 8)");
+  EXPECT_EQ(S(ir::Add(ir::Mul(ir::FloorDiv(x, 32), 4), ir::FloorMod(ir::FloorDiv(x, 8), 4))),
+            "floordiv(x, 8)");
 }
 
 TEST_F(SimplifyArithTest, DivisionUnderBounds) {
@@ -97,7 +98,8 @@ TEST_F(SimplifyArithTest, DivisionUnderBounds) {
   EXPECT_EQ(S(ir::FloorMod(ir::Add(ir::Mul(i, 4), j), 4)), "j");
   EXPECT_EQ(S(ir::Div(ir::Add(ir::Mul(i, 4), j), 4)), "i");
   EXPECT_EQ(S(ir::Mod(ir::Add(ir::Mul(i, 4), j), 4)), "j");
-  EXPECT_EQ(S(ir::FloorDiv(ir::Add(ir::Mul(i, 4), ir::Add(j, 5)), 4)), "((i + floordiv((j + 1), 4)) + 1)");
+  EXPECT_EQ(S(ir::FloorDiv(ir::Add(ir::Mul(i, 4), ir::Add(j, 5)), 4)),
+            "((i + floordiv((j + 1), 4)) + 1)");
   EXPECT_EQ(S(ir::FloorDiv(j, 8)), "0");
   EXPECT_EQ(S(ir::FloorMod(j, 8)), "j");
   EXPECT_EQ(S(ir::FloorDiv(ir::Sub(j, 4), 4)), "-1");
@@ -106,7 +108,8 @@ TEST_F(SimplifyArithTest, DivisionUnderBounds) {
   EXPECT_EQ(S(ir::FloorDiv(i, -16)), "floordiv(i, -16)");  // -1 for i > 0, 0 for i == 0
   EXPECT_EQ(S(ir::FloorDiv(ir::Add(i, 1), -16)), "-1");
   // Truncation of a provably non-negative dividend acts like floor division.
-  EXPECT_EQ(S(ir::Div(ir::Add(ir::Mul(i, 8), ir::Add(j, 3)), 4)), "((i * 2) + truncdiv((j + 3), 4))");
+  EXPECT_EQ(S(ir::Div(ir::Add(ir::Mul(i, 8), ir::Add(j, 3)), 4)),
+            "((i * 2) + truncdiv((j + 3), 4))");
   EXPECT_EQ(S(ir::Mod(ir::Add(ir::Mul(i, 8), j), 4)), "j");
   // ... and is left alone when the dividend may be negative.
   EXPECT_EQ(S(ir::Div(ir::Sub(j, ir::Mul(i, 4)), 4)), "truncdiv((j - (i * 4)), 4)");
@@ -140,17 +143,20 @@ TEST_F(SimplifyArithTest, NarrowTypesWrap) {
 
 TEST_F(SimplifyArithTest, FloatsAreOnlyFolded) {
   Var f("f", ir::kFloat32);
-  EXPECT_EQ(S(ir::Sub(ir::Add(f, ir::FloatImm(ir::kFloat32, 1.0)), ir::FloatImm(ir::kFloat32, 1.0))),
-            "((f + 1.0f) - 1.0f)");
+  EXPECT_EQ(
+      S(ir::Sub(ir::Add(f, ir::FloatImm(ir::kFloat32, 1.0)), ir::FloatImm(ir::kFloat32, 1.0))),
+      "((f + 1.0f) - 1.0f)");
   EXPECT_EQ(S(ir::Mul(ir::FloatImm(ir::kFloat32, 1.5), ir::FloatImm(ir::kFloat32, 2.0))), "3.0f");
-  EXPECT_EQ(S(ir::Div(ir::FloatImm(ir::kFloat32, 1.0), ir::FloatImm(ir::kFloat32, 3.0))), "0.333333343f");
+  EXPECT_EQ(S(ir::Div(ir::FloatImm(ir::kFloat32, 1.0), ir::FloatImm(ir::kFloat32, 3.0))),
+            "0.333333343f");
 }
 
 // Folding a node of two immediates gives what op.h's operators give for them.
 TEST(ConstantFoldingTest, MatchesOpHFolding) {
-  const std::vector<DataType> types = {DataType::Int(8), DataType::Int(16), ir::kInt32, ir::kInt64,
-                                       DataType::UInt(8), DataType::UInt(32)};
-  const std::vector<int64_t> values = {0, 1, -1, 2, 3, -7, 7, 100, -128, 127, 255, 1000000, -2147483648LL};
+  const std::vector<DataType> types = {DataType::Int(8), DataType::Int(16), ir::kInt32,
+                                       ir::kInt64,       DataType::UInt(8), DataType::UInt(32)};
+  const std::vector<int64_t> values = {0,   1,    -1,  2,   3,       -7,           7,
+                                       100, -128, 127, 255, 1000000, -2147483648LL};
   Analyzer analyzer;
   for (const DataType t : types) {
     for (const int64_t va : values) {
@@ -192,27 +198,39 @@ TEST(ConstantFoldingTest, MatchesOpHFolding) {
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::And(t, f))), "false");
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Or(t, f))), "true");
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Not(f))), "true");
-  EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Select(t, IntImm(ir::kInt32, 1), IntImm(ir::kInt32, 2)))), "1");
+  EXPECT_EQ(
+      ir::ToString(analyzer.Simplify(ir::Select(t, IntImm(ir::kInt32, 1), IntImm(ir::kInt32, 2)))),
+      "1");
   const Expr p = ir::FloatImm(ir::kFloat32, 2.5), q = ir::FloatImm(ir::kFloat32, -0.5);
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Add(p, q))), ir::ToString(p + q));
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Div(p, q))), ir::ToString(p / q));
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Min(p, q))), ir::ToString(ir::min(p, q)));
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::LT(p, q))), ir::ToString(p < q));
-  EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Cast(ir::kInt32, p))), ir::ToString(ir::cast(ir::kInt32, p)));
-  EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::shift_left(IntImm(ir::kInt32, 3), IntImm(ir::kInt32, 4)))), "48");
-  EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::bitwise_and(IntImm(ir::kInt32, 12), IntImm(ir::kInt32, 10)))), "8");
+  EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Cast(ir::kInt32, p))),
+            ir::ToString(ir::cast(ir::kInt32, p)));
+  EXPECT_EQ(
+      ir::ToString(analyzer.Simplify(ir::shift_left(IntImm(ir::kInt32, 3), IntImm(ir::kInt32, 4)))),
+      "48");
+  EXPECT_EQ(ir::ToString(
+                analyzer.Simplify(ir::bitwise_and(IntImm(ir::kInt32, 12), IntImm(ir::kInt32, 10)))),
+            "8");
 }
 
 TEST(ConstantFoldingTest, WrapsWhereOpHWouldOverflow) {
   Analyzer analyzer;
   const Expr min64 = IntImm(ir::kInt64, INT64_MIN), minus_one = IntImm(ir::kInt64, -1);
-  EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Add(IntImm(ir::kInt64, INT64_MAX), IntImm(ir::kInt64, 1)))),
+  EXPECT_EQ(ir::ToString(
+                analyzer.Simplify(ir::Add(IntImm(ir::kInt64, INT64_MAX), IntImm(ir::kInt64, 1)))),
             "-9223372036854775808i64");
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Div(min64, minus_one))), "-9223372036854775808i64");
   EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Mod(min64, minus_one))), "0i64");
-  EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::FloorDiv(IntImm(ir::kInt32, 7), IntImm(ir::kInt32, 0)))), "floordiv(7, 0)");
+  EXPECT_EQ(
+      ir::ToString(analyzer.Simplify(ir::FloorDiv(IntImm(ir::kInt32, 7), IntImm(ir::kInt32, 0)))),
+      "floordiv(7, 0)");
   // A float too large for the integer type is left to the target.
-  EXPECT_EQ(ir::ToString(analyzer.Simplify(ir::Cast(ir::kInt32, ir::FloatImm(ir::DataType::Float(64), 1e30)))), "int32(1e+30)");
+  EXPECT_EQ(ir::ToString(analyzer.Simplify(
+                ir::Cast(ir::kInt32, ir::FloatImm(ir::DataType::Float(64), 1e30)))),
+            "int32(1e+30)");
 }
 
 }  // namespace

@@ -66,8 +66,10 @@ std::optional<bool> DecideByBounds(NodeKind kind, const ConstIntBound& a, const 
 // [lo, hi] shrunk to its values congruent to m.base modulo m.coeff.
 ConstIntBound Tighten(const ConstIntBound& b, const ModularSet& m) {
   if (m.coeff <= 1 || IsInf(b.min_value) || IsInf(b.max_value)) return b;
-  const Wide lo = Wide{b.min_value} + FloorMod(static_cast<int64_t>((Wide{m.base} - b.min_value) % m.coeff), m.coeff);
-  const Wide hi = Wide{b.max_value} - FloorMod(static_cast<int64_t>((Wide{b.max_value} - m.base) % m.coeff), m.coeff);
+  const Wide lo = Wide{b.min_value} +
+                  FloorMod(static_cast<int64_t>((Wide{m.base} - b.min_value) % m.coeff), m.coeff);
+  const Wide hi = Wide{b.max_value} -
+                  FloorMod(static_cast<int64_t>((Wide{b.max_value} - m.base) % m.coeff), m.coeff);
   if (lo > hi) return b;
   return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
@@ -115,9 +117,8 @@ Expr Simplifier::SimplifyCompare(NodeKind kind, Expr a, Expr b) {
     return MakeBinary(kind, a, b);
   }
   if (d.IsConstant()) return BoolImm(*DecideAgainstZero(kind, ConstIntBound::Point(d.constant)));
-  ConstIntBound bound = DecisiveBound(d, [kind](const ConstIntBound& x) {
-    return DecideAgainstZero(kind, x).has_value();
-  });
+  ConstIntBound bound = DecisiveBound(
+      d, [kind](const ConstIntBound& x) { return DecideAgainstZero(kind, x).has_value(); });
   if (auto decided = DecideAgainstZero(kind, bound)) return BoolImm(*decided);
   const ModularSet m = Modular(FromPolynomial(d));
   if ((kind == NodeKind::kEQ || kind == NodeKind::kNE) && !m.Contains(0)) {

@@ -75,7 +75,9 @@ void CheckCase(uint64_t seed, DataType t, Stats* stats) {
   ExprGenerator gen(seed, t);
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
   const Shape shape = ShapeOf(seed);
-  const Expr e = shape == Shape::kBool ? gen.Bool(4) : shape == Shape::kVector ? gen.Vector(3, kVectorLanes) : gen.Int(5);
+  const Expr e = shape == Shape::kBool     ? gen.Bool(4)
+                 : shape == Shape::kVector ? gen.Vector(3, kVectorLanes)
+                                           : gen.Int(5);
   const std::vector<FuzzVar> vars = gen.Vars();  // symbolic ranges last
 
   Analyzer analyzer;
@@ -117,7 +119,9 @@ void CheckCase(uint64_t seed, DataType t, Stats* stats) {
       const int64_t hi = v.upper ? ev.env.at(v.upper) - 1 : v.hi;
       // Ends of the range now and then: off-by-one mistakes live there.
       const int end = std::uniform_int_distribution<int>(0, 5)(rng);
-      ev.env[v.var.get()] = end == 0 ? v.lo : end == 1 ? hi : std::uniform_int_distribution<int64_t>(v.lo, hi)(rng);
+      ev.env[v.var.get()] = end == 0   ? v.lo
+                            : end == 1 ? hi
+                                       : std::uniform_int_distribution<int64_t>(v.lo, hi)(rng);
     }
     for (int lane = 0; lane < lanes; ++lane) {
       ev.lane = lane;
@@ -165,10 +169,12 @@ void CheckCase(uint64_t seed, DataType t, Stats* stats) {
 void RunType(DataType t, uint64_t first_seed) {
   Stats stats;
   const auto start = std::chrono::steady_clock::now();
-  for (int k = 0; k < kCasesPerType && stats.failures + stats.not_idempotent < kMaxReportedFailures; ++k) {
+  for (int k = 0; k < kCasesPerType && stats.failures + stats.not_idempotent < kMaxReportedFailures;
+       ++k) {
     CheckCase(first_seed + k, t, &stats);
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << t.ToString() << ": " << stats.cases << " expressions in " << seconds << " s, "
             << stats.checked << " checked on " << stats.samples << " samples, " << stats.changed
             << " simplified, " << stats.set_skipped << " EvalSet checks skipped\n";

@@ -56,7 +56,8 @@ Expr Simplifier::SimplifyMinMax(NodeKind kind, Expr a, Expr b) {
         for (Term& term : p.terms) term.coeff /= g;
         return p;
       };
-      const Expr inner = SimplifyMinMax(kind, FromPolynomial(divide(pa)), FromPolynomial(divide(pb)));
+      const Expr inner =
+          SimplifyMinMax(kind, FromPolynomial(divide(pa)), FromPolynomial(divide(pb)));
       return FromPolynomial(ScalePolynomial(ToPolynomial(inner), g));
     }
   }
@@ -78,7 +79,8 @@ Expr Simplifier::MinMaxRules(NodeKind kind, const Expr& e) {
     TESSEL_REWRITE(e, min(x, max(x, y)), x);
     TESSEL_REWRITE(e, min(y, max(x, y)), y);
     TESSEL_REWRITE(e, min(min(x, c1), c2), min(x, min(c1, c2)));
-    TESSEL_REWRITE_IF(e, min(floordiv(x, c1), floordiv(y, c1)), floordiv(min(x, y), c1), c1.value() > 0);
+    TESSEL_REWRITE_IF(e, min(floordiv(x, c1), floordiv(y, c1)), floordiv(min(x, y), c1),
+                      c1.value() > 0);
   } else {
     TESSEL_REWRITE(e, max(max(x, y), x), max(x, y));
     TESSEL_REWRITE(e, max(max(x, y), y), max(x, y));
@@ -89,7 +91,8 @@ Expr Simplifier::MinMaxRules(NodeKind kind, const Expr& e) {
     TESSEL_REWRITE(e, max(x, min(x, y)), x);
     TESSEL_REWRITE(e, max(y, min(x, y)), y);
     TESSEL_REWRITE(e, max(max(x, c1), c2), max(x, max(c1, c2)));
-    TESSEL_REWRITE_IF(e, max(floordiv(x, c1), floordiv(y, c1)), floordiv(max(x, y), c1), c1.value() > 0);
+    TESSEL_REWRITE_IF(e, max(floordiv(x, c1), floordiv(y, c1)), floordiv(max(x, y), c1),
+                      c1.value() > 0);
   }
   return Expr();
 }

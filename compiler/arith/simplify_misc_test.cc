@@ -28,9 +28,12 @@ TEST_F(SimplifyMiscTest, Select) {
   Var b("b", ir::kBool);
   EXPECT_EQ(S(ir::Select(ir::Not(b), z, x)), "select(b, x, z)");
   EXPECT_EQ(S(ir::Select(ir::Not(ir::LT(x, y)), z, x)), "select((y <= x), z, x)");
-  EXPECT_EQ(S(ir::Select(ir::LT(x, y), ir::Select(ir::LT(x, y), z, y), x)), "select((x < y), z, x)");
-  EXPECT_EQ(S(ir::Select(ir::LT(x, y), ir::IntImm(ir::kBool, 1), ir::IntImm(ir::kBool, 0))), "(x < y)");
-  EXPECT_EQ(S(ir::Select(ir::LT(x, y), ir::IntImm(ir::kBool, 0), ir::IntImm(ir::kBool, 1))), "(y <= x)");
+  EXPECT_EQ(S(ir::Select(ir::LT(x, y), ir::Select(ir::LT(x, y), z, y), x)),
+            "select((x < y), z, x)");
+  EXPECT_EQ(S(ir::Select(ir::LT(x, y), ir::IntImm(ir::kBool, 1), ir::IntImm(ir::kBool, 0))),
+            "(x < y)");
+  EXPECT_EQ(S(ir::Select(ir::LT(x, y), ir::IntImm(ir::kBool, 0), ir::IntImm(ir::kBool, 1))),
+            "(y <= x)");
   analyzer_.Bind(i, ir::Range{0, 16});
   EXPECT_EQ(S(ir::Select(ir::LT(i, 16), x, y)), "x");
   EXPECT_EQ(S(ir::Select(ir::GE(i, 16), x, y)), "y");
@@ -50,7 +53,8 @@ TEST_F(SimplifyMiscTest, IntrinsicsWithConditions) {
 TEST_F(SimplifyMiscTest, SideEffectsAreKept) {
   const Expr sync = ir::Call(ir::kInt32, ir::Intrinsic::kCallExtern, {ir::StringImm("tick")});
   // Select evaluates both branches: the call stays even where its value is not chosen.
-  EXPECT_EQ(S(ir::Select(ir::IntImm(ir::kBool, 1), x, sync)), "select(true, x, call_extern(\"tick\"))");
+  EXPECT_EQ(S(ir::Select(ir::IntImm(ir::kBool, 1), x, sync)),
+            "select(true, x, call_extern(\"tick\"))");
   EXPECT_EQ(S(ir::Sub(sync, sync)), "(call_extern(\"tick\") - call_extern(\"tick\"))");
   EXPECT_EQ(S(ir::Min(sync, sync)), "min(call_extern(\"tick\"), call_extern(\"tick\"))");
   EXPECT_EQ(S(ir::Add(ir::Add(sync, 1), 2)), "((call_extern(\"tick\") + 1) + 2)");
@@ -66,8 +70,11 @@ TEST_F(SimplifyMiscTest, Let) {
   EXPECT_EQ(S(ir::Let(v, ir::Add(x, 1), y)), "y");
   // The bound variable carries its value's facts.
   analyzer_.Bind(i, ir::Range{0, 16});
-  EXPECT_EQ(S(ir::Let(v, ir::Mul(i, 4), ir::Add(ir::FloorMod(v, 4), ir::Cast(ir::kInt32, ir::LT(v, 64))))), "1");
-  EXPECT_EQ(S(ir::Let(w, ir::Mul(i, 4), ir::Select(ir::LT(w, 64), w, 0))), "(let w = (i * 4) in w)");
+  EXPECT_EQ(S(ir::Let(v, ir::Mul(i, 4),
+                      ir::Add(ir::FloorMod(v, 4), ir::Cast(ir::kInt32, ir::LT(v, 64))))),
+            "1");
+  EXPECT_EQ(S(ir::Let(w, ir::Mul(i, 4), ir::Select(ir::LT(w, 64), w, 0))),
+            "(let w = (i * 4) in w)");
 }
 
 TEST_F(SimplifyMiscTest, Cast) {
@@ -78,15 +85,19 @@ TEST_F(SimplifyMiscTest, Cast) {
   EXPECT_EQ(S(ir::Cast(u8, ir::Cast(ir::kInt32, Var("u", u8)))), "u");
   EXPECT_EQ(S(ir::Cast(ir::kBool, ir::Cast(ir::kInt32, ir::LT(x, y)))), "(x < y)");
   EXPECT_EQ(S(ir::Cast(ir::kInt32, ir::Cast(ir::DataType::Float(64), x))), "x");
-  EXPECT_EQ(S(ir::Cast(ir::kInt32, ir::Cast(ir::kFloat32, x))), "int32(float32(x))");  // 24-bit mantissa
-  EXPECT_EQ(S(ir::Cast(i64, ir::Add(ir::IntImm(ir::kInt32, 2), ir::IntImm(ir::kInt32, 3)))), "5i64");
-  EXPECT_EQ(S(ir::Cast(DataType::Int(32, 4), ir::Broadcast(ir::Cast(i64, x), 4))), "broadcast(x, 4)");
+  EXPECT_EQ(S(ir::Cast(ir::kInt32, ir::Cast(ir::kFloat32, x))),
+            "int32(float32(x))");  // 24-bit mantissa
+  EXPECT_EQ(S(ir::Cast(i64, ir::Add(ir::IntImm(ir::kInt32, 2), ir::IntImm(ir::kInt32, 3)))),
+            "5i64");
+  EXPECT_EQ(S(ir::Cast(DataType::Int(32, 4), ir::Broadcast(ir::Cast(i64, x), 4))),
+            "broadcast(x, 4)");
 }
 
 TEST_F(SimplifyMiscTest, Vectors) {
   analyzer_.Bind(i, ir::Range{0, 16});
   const Expr four = ir::Broadcast(ir::IntImm(ir::kInt32, 4), 4);
-  EXPECT_EQ(S(ir::Add(ir::Ramp(ir::Mul(i, 4), 1, 4), ir::Broadcast(2, 4))), "ramp(((i * 4) + 2), 1, 4)");
+  EXPECT_EQ(S(ir::Add(ir::Ramp(ir::Mul(i, 4), 1, 4), ir::Broadcast(2, 4))),
+            "ramp(((i * 4) + 2), 1, 4)");
   EXPECT_EQ(S(ir::Add(ir::Ramp(x, 1, 4), ir::Ramp(y, 2, 4))), "ramp((x + y), 3, 4)");
   EXPECT_EQ(S(ir::Sub(ir::Ramp(x, 1, 4), ir::Ramp(x, 1, 4))), "broadcast(0, 4)");
   EXPECT_EQ(S(ir::Sub(ir::Broadcast(y, 4), ir::Ramp(x, 2, 4))), "ramp((y - x), -2, 4)");
@@ -96,12 +107,19 @@ TEST_F(SimplifyMiscTest, Vectors) {
   // Lanes within one block of the divisor: the split of a vectorized index.
   EXPECT_EQ(S(ir::FloorDiv(ir::Ramp(ir::Mul(i, 8), 1, 4), ir::Broadcast(8, 4))), "broadcast(i, 4)");
   EXPECT_EQ(S(ir::FloorMod(ir::Ramp(ir::Mul(i, 8), 1, 4), ir::Broadcast(8, 4))), "ramp(0, 1, 4)");
-  EXPECT_EQ(S(ir::FloorMod(ir::Ramp(ir::Add(ir::Mul(i, 8), 4), 1, 4), ir::Broadcast(8, 4))), "ramp(4, 1, 4)");
+  EXPECT_EQ(S(ir::FloorMod(ir::Ramp(ir::Add(ir::Mul(i, 8), 4), 1, 4), ir::Broadcast(8, 4))),
+            "ramp(4, 1, 4)");
   EXPECT_EQ(S(ir::FloorDiv(ir::Ramp(ir::Add(ir::Mul(i, 8), 6), 1, 4), ir::Broadcast(8, 4))),
             "floordiv(ramp(((i * 8) + 6), 1, 4), broadcast(8, 4))");
   EXPECT_EQ(S(ir::LT(ir::Ramp(i, 1, 4), ir::Broadcast(20, 4))), "broadcast(true, 4)");
-  EXPECT_EQ(S(ir::And(ir::Broadcast(ir::IntImm(ir::kBool, 1), 4), ir::LT(ir::Ramp(x, 1, 4), ir::Broadcast(y, 4)))),
-            "(ramp(x, 1, 4) < broadcast(y, 4))");
+  const Expr lanes_lt = ir::LT(ir::Ramp(x, 1, 4), ir::Broadcast(y, 4));
+  const Expr all = ir::Broadcast(ir::IntImm(ir::kBool, 1), 4);
+  const Expr none = ir::Broadcast(ir::IntImm(ir::kBool, 0), 4);
+  EXPECT_EQ(S(ir::And(all, lanes_lt)), "(ramp(x, 1, 4) < broadcast(y, 4))");
+  EXPECT_EQ(S(ir::And(lanes_lt, all)), "(ramp(x, 1, 4) < broadcast(y, 4))");
+  EXPECT_EQ(S(ir::And(lanes_lt, none)), "broadcast(false, 4)");
+  EXPECT_EQ(S(ir::Or(ir::Broadcast(ir::LT(x, y), 4), none)), "broadcast((x < y), 4)");
+  EXPECT_EQ(S(ir::Or(lanes_lt, all)), "broadcast(true, 4)");
 }
 
 TEST_F(SimplifyMiscTest, LoadsAndReductions) {
@@ -127,7 +145,8 @@ TEST_F(SimplifyMiscTest, DeepExpressionsStayFast) {
   for (int k = 0; k < 2000; ++k) sum = ir::Add(sum, ir::Mul(y, k % 7 - 3));
   EXPECT_EQ(S(sum), "(x - (y * 5))");
   Expr nest = x;
-  for (int k = 0; k < 200; ++k) nest = k % 2 ? ir::Min(nest, ir::Add(y, k)) : ir::Max(nest, ir::Sub(z, k));
+  for (int k = 0; k < 200; ++k)
+    nest = k % 2 ? ir::Min(nest, ir::Add(y, k)) : ir::Max(nest, ir::Sub(z, k));
   EXPECT_LT(S(nest).size(), 20000u);
 }
 

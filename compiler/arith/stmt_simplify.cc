@@ -93,7 +93,8 @@ class StmtSimplifier : public ir::IRMutator {
     Stmt else_case = op->else_case.defined() ? MutateStmt(op->else_case) : Stmt();
     if (else_case.defined() && IsNoOp(else_case)) else_case = Stmt();
     if (IsNoOp(then_case)) {
-      if (!else_case.defined()) return internal::HasSideEffects(condition) ? Evaluate(condition) : NoOp();
+      if (!else_case.defined())
+        return internal::HasSideEffects(condition) ? Evaluate(condition) : NoOp();
       return ir::IfThenElse(analyzer_.Simplify(ir::Not(condition)), else_case);
     }
     if (condition.same_as(op->condition) && then_case.same_as(op->then_case) &&
@@ -125,7 +126,8 @@ class StmtSimplifier : public ir::IRMutator {
     {
       Analyzer::Scope scope(&analyzer_);
       const auto* iv = dynamic_cast<const ir::IterVarNode*>(op->node.get());
-      if (iv && value.defined() && (op->key == ir::attr::kThreadExtent || op->key == ir::attr::kVirtualThread)) {
+      if (iv && value.defined() &&
+          (op->key == ir::attr::kThreadExtent || op->key == ir::attr::kVirtualThread)) {
         analyzer_.Bind(iv->var, ir::Range{ir::MakeZero(value.dtype()), value});
       }
       body = MutateStmt(op->body);

@@ -55,8 +55,8 @@ class Trace {
     } else if (const auto* op = s.as<ir::SeqStmtNode>()) {
       for (const Stmt& t : op->seq) Exec(t);
     } else if (const auto* op = s.as<ir::BufferStoreNode>()) {
-      log_.push_back(op->buffer.name() + "[" + std::to_string(Eval(op->indices[0])) + "] = " +
-                     std::to_string(Eval(op->value)));
+      log_.push_back(op->buffer.name() + "[" + std::to_string(Eval(op->indices[0])) +
+                     "] = " + std::to_string(Eval(op->value)));
     } else if (const auto* op = s.as<ir::LetStmtNode>()) {
       ev_.env[op->var.get()] = Eval(op->value);
       Exec(op->body);
@@ -78,9 +78,11 @@ class Trace {
       if (!Eval(op->condition)) log_.push_back("assert failed: " + op->message);
       Exec(op->body);
     } else if (const auto* op = s.as<ir::EvaluateNode>()) {
-      if (const auto* call = op->value.as<ir::CallNode>(); call && call->op == ir::Intrinsic::kCallExtern) {
+      if (const auto* call = op->value.as<ir::CallNode>();
+          call && call->op == ir::Intrinsic::kCallExtern) {
         std::string text = call->args[0].as<ir::StringImmNode>()->value + "(";
-        for (size_t k = 1; k < call->args.size(); ++k) text += std::to_string(Eval(call->args[k])) + ",";
+        for (size_t k = 1; k < call->args.size(); ++k)
+          text += std::to_string(Eval(call->args[k])) + ",";
         log_.push_back(text + ")");
       } else {
         Eval(op->value);
@@ -103,10 +105,13 @@ class StmtSimplifyTest : public ::testing::Test {
  protected:
   // Simplifies s, checks it does exactly what s does for each parameter assignment, and returns
   // its text.
-  std::string Check(const Stmt& s, const std::vector<std::map<const ir::VarNode*, int64_t>>& params = {{}}) {
+  std::string Check(const Stmt& s,
+                    const std::vector<std::map<const ir::VarNode*, int64_t>>& params = {{}}) {
     const Stmt simplified = Simplify(s);
     for (const auto& p : params) {
-      EXPECT_EQ(Trace(p).Run(simplified), Trace(p).Run(s)) << "before:\n" << s << "after:\n" << simplified;
+      EXPECT_EQ(Trace(p).Run(simplified), Trace(p).Run(s)) << "before:\n"
+                                                           << s << "after:\n"
+                                                           << simplified;
     }
     return ir::ToString(simplified);
   }
@@ -119,7 +124,8 @@ TEST_F(StmtSimplifyTest, GuardsOfExactSplitsGo) {
   // for io, ii: if (io*4 + ii < 16) A[io*4 + ii] = io - ii
   const Expr index = ir::Add(ir::Mul(i, 4), j);
   const Stmt body = ir::IfThenElse(ir::LT(index, 16), ir::BufferStore(a_, ir::Sub(i, j), {index}));
-  const Stmt s = ir::For(i, 0, 4, ir::ForKind::kSerial, ir::For(j, 0, 4, ir::ForKind::kSerial, body));
+  const Stmt s =
+      ir::For(i, 0, 4, ir::ForKind::kSerial, ir::For(j, 0, 4, ir::ForKind::kSerial, body));
   EXPECT_EQ(Check(s),
             "for (i, 0, 4) {\n"
             "  for (j, 0, 4) {\n"
@@ -130,8 +136,10 @@ TEST_F(StmtSimplifyTest, GuardsOfExactSplitsGo) {
 
 TEST_F(StmtSimplifyTest, GuardsOfInexactSplitsStay) {
   const Expr index = ir::Add(ir::Mul(i, 4), j);
-  const Stmt body = ir::IfThenElse(ir::LT(index, 14), ir::BufferStore(a_, i, {index}), ir::BufferStore(a_, 0, {0}));
-  const Stmt s = ir::For(i, 0, 4, ir::ForKind::kSerial, ir::For(j, 0, 4, ir::ForKind::kSerial, body));
+  const Stmt body = ir::IfThenElse(ir::LT(index, 14), ir::BufferStore(a_, i, {index}),
+                                   ir::BufferStore(a_, 0, {0}));
+  const Stmt s =
+      ir::For(i, 0, 4, ir::ForKind::kSerial, ir::For(j, 0, 4, ir::ForKind::kSerial, body));
   EXPECT_EQ(Check(s),
             "for (i, 0, 4) {\n"
             "  for (j, 0, 4) {\n"
@@ -146,8 +154,9 @@ TEST_F(StmtSimplifyTest, GuardsOfInexactSplitsStay) {
 
 TEST_F(StmtSimplifyTest, SymbolicLoopBounds) {
   // for i in [0, n): if (i < n) A[i] = 1 else A[0] = 2   -- the else can never run
-  const Stmt s = ir::For(i, 0, n, ir::ForKind::kSerial,
-                         ir::IfThenElse(ir::LT(i, n), ir::BufferStore(a_, 1, {i}), ir::BufferStore(a_, 2, {0})));
+  const Stmt s = ir::For(
+      i, 0, n, ir::ForKind::kSerial,
+      ir::IfThenElse(ir::LT(i, n), ir::BufferStore(a_, 1, {i}), ir::BufferStore(a_, 2, {0})));
   EXPECT_EQ(Check(s, {{{n.get(), 0}}, {{n.get(), 5}}}),
             "for (i, 0, n) {\n"
             "  A[i] = 1\n"
@@ -160,7 +169,8 @@ TEST_F(StmtSimplifyTest, LoopsOfOneIteration) {
                                  ir::BufferStore(a_, ir::Add(i, j), {ir::Mul(i, 2)})));
   EXPECT_EQ(Check(s, {{{n.get(), 7}}}), "A[6] = 3\n");
   // A thread binding keeps its loop even at extent 1.
-  const Stmt t = ir::For(k, 0, 1, ir::ForKind::kThreadBinding, ir::BufferStore(a_, k, {k}), "threadIdx.x");
+  const Stmt t =
+      ir::For(k, 0, 1, ir::ForKind::kThreadBinding, ir::BufferStore(a_, k, {k}), "threadIdx.x");
   EXPECT_EQ(Check(t), "for (k, 0, 1) thread_binding(\"threadIdx.x\") {\n  A[k] = k\n}\n");
 }
 
@@ -170,7 +180,8 @@ TEST_F(StmtSimplifyTest, EmptyStatementsGo) {
                               ir::For(i, 0, 8, ir::ForKind::kSerial, ir::Evaluate(ir::Add(i, 1))),
                               ir::IfThenElse(ir::LT(n, 3), ir::SeqStmt({}))});
   EXPECT_EQ(Check(s, {{{n.get(), 1}}}), "A[2] = 1\n");
-  EXPECT_EQ(Check(ir::SeqStmt({ir::Evaluate(0), ir::Evaluate(ir::Mul(n, 2))}), {{{n.get(), 1}}}), "");
+  EXPECT_EQ(Check(ir::SeqStmt({ir::Evaluate(0), ir::Evaluate(ir::Mul(n, 2))}), {{{n.get(), 1}}}),
+            "");
   // An impure call stays, wherever it is.
   const Stmt call = ir::Evaluate(Call("tick", {i}));
   EXPECT_EQ(Check(ir::For(i, 0, 2, ir::ForKind::kSerial, ir::SeqStmt({call, ir::Evaluate(0)}))),
@@ -185,8 +196,12 @@ TEST_F(StmtSimplifyTest, BranchesNegateWhenOnlyElseRemains) {
 TEST_F(StmtSimplifyTest, LetStatements) {
   Var v("v"), w("w"), u("u");
   // An immediate is inlined; an unused value is dropped; a used one binds its facts.
-  const Stmt s = ir::LetStmt(v, 4, ir::LetStmt(u, ir::Mul(n, 3), ir::LetStmt(
-      w, ir::Mul(n, 8), ir::SeqStmt({ir::BufferStore(a_, ir::FloorMod(w, 4), {v}), ir::BufferStore(a_, w, {1})}))));
+  const Stmt s =
+      ir::LetStmt(v, 4,
+                  ir::LetStmt(u, ir::Mul(n, 3),
+                              ir::LetStmt(w, ir::Mul(n, 8),
+                                          ir::SeqStmt({ir::BufferStore(a_, ir::FloorMod(w, 4), {v}),
+                                                       ir::BufferStore(a_, w, {1})}))));
   EXPECT_EQ(Check(s, {{{n.get(), 2}}}),
             "let w = (n * 8)\n"
             "A[4] = 0\n"
@@ -201,9 +216,10 @@ TEST_F(StmtSimplifyTest, ThreadExtentsBindTheirVariables) {
 }
 
 TEST_F(StmtSimplifyTest, Asserts) {
-  const Stmt s = ir::For(i, 0, 8, ir::ForKind::kSerial,
-                         ir::AssertStmt(ir::LT(i, 8), "in range",
-                                        ir::AssertStmt(ir::LT(i, n), "below n", ir::BufferStore(a_, i, {i}))));
+  const Stmt s =
+      ir::For(i, 0, 8, ir::ForKind::kSerial,
+              ir::AssertStmt(ir::LT(i, 8), "in range",
+                             ir::AssertStmt(ir::LT(i, n), "below n", ir::BufferStore(a_, i, {i}))));
   EXPECT_EQ(Check(s, {{{n.get(), 4}}, {{n.get(), 9}}}),
             "for (i, 0, 8) {\n"
             "  assert((i < n), \"below n\")\n"
@@ -215,8 +231,9 @@ TEST_F(StmtSimplifyTest, LoopBoundsAndIndicesSimplify) {
   // A fused loop split back: the index arithmetic collapses and the tail guard goes.
   Var fused("fused");
   const Expr outer = ir::FloorDiv(fused, 8), inner = ir::FloorMod(fused, 8);
-  const Stmt body = ir::IfThenElse(ir::LT(ir::Add(ir::Mul(outer, 8), inner), 64),
-                                   ir::BufferStore(a_, ir::Add(ir::Mul(outer, 8), inner), {ir::Add(ir::Mul(outer, 8), inner)}));
+  const Stmt body = ir::IfThenElse(
+      ir::LT(ir::Add(ir::Mul(outer, 8), inner), 64),
+      ir::BufferStore(a_, ir::Add(ir::Mul(outer, 8), inner), {ir::Add(ir::Mul(outer, 8), inner)}));
   const Stmt s = ir::For(fused, ir::Sub(n, n), ir::Mul(8, 8), ir::ForKind::kParallel, body);
   EXPECT_EQ(Check(s, {{{n.get(), 3}}}),
             "for (fused, 0, 64) parallel {\n"

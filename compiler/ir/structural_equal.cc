@@ -16,6 +16,7 @@ class Comparer {
   explicit Comparer(bool map_free_vars) : map_free_vars_(map_free_vars) {}
 
   bool Eq(const Expr& a, const Expr& b) {
+    if (!a.defined() && !b.defined()) return true;
     if (a.same_as(b) && Trivial()) return true;
     if (!a.defined() || !b.defined()) return false;
     if (a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
@@ -89,6 +90,7 @@ class Comparer {
   }
 
   bool Eq(const Stmt& a, const Stmt& b) {
+    if (!a.defined() && !b.defined()) return true;  // e.g. two absent else branches
     if (a.same_as(b) && Trivial()) return true;
     if (!a.defined() || !b.defined() || a.kind() != b.kind()) return false;
     switch (a.kind()) {

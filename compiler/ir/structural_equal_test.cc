@@ -34,6 +34,15 @@ TEST(StructuralEqualTest, FreeVariablesNeedIdentityOrAConsistentMap) {
   EXPECT_FALSE(StructuralEqual(x + 1, cast(kInt64, x) + 1));
 }
 
+TEST(StructuralEqualTest, AbsentElseBranchesInsideALoopAreEqual) {
+  Buffer A = Buffer::Declare("A", {8}, kFloat32);
+  auto loop = [&](const char* name) {
+    Var i(name);
+    return For(i, 0, 8, ForKind::kSerial, IfThenElse(i < 4, BufferStore(A, 1.0f, {i})));
+  };
+  EXPECT_TRUE(StructuralEqual(loop("i"), loop("j")));
+}
+
 TEST(WellFormedTest, AcceptsAWellFormedFunction) {
   Buffer A = Buffer::Declare("A", {8}, kFloat32);
   EXPECT_TRUE(VerifyWellFormed(PrimFunc("f", {A->data}, {A}, Loop(A, "i"))).ok());

@@ -16,6 +16,7 @@
 #include "compiler/support/check.h"
 #include "compiler/transforms/inject_double_buffer.h"
 #include "compiler/transforms/inject_virtual_thread.h"
+#include "compiler/transforms/loop_partition.h"
 #include "compiler/transforms/lower_intrinsics.h"
 #include "compiler/transforms/storage_flatten.h"
 #include "compiler/transforms/storage_rewrite.h"
@@ -48,6 +49,8 @@ std::vector<Pass> Pipeline(const LowerOptions& options) {
       Pass{"storage_flatten",
            [](const PrimFunc& f) -> absl::StatusOr<PrimFunc> { return StorageFlatten(f); }},
       OnBody("simplify", [](const Stmt& s) -> absl::StatusOr<Stmt> { return arith::Simplify(s); }),
+      OnBody("loop_partition",
+             [](const Stmt& s) -> absl::StatusOr<Stmt> { return LoopPartition(s); }),
       OnBody("vectorize", [](const Stmt& s) { return Vectorize(s); }),
       OnBody("inject_virtual_thread", [](const Stmt& s) { return InjectVirtualThread(s); }),
       OnBody("inject_double_buffer",

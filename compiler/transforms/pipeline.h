@@ -28,7 +28,8 @@ struct LowerOptions {
 };
 
 // The lowering pipeline, the one place its order is written:
-//   bound inference -> schedule to loop nest -> storage_flatten -> simplify -> vectorize
+//   bound inference -> schedule to loop nest -> storage_flatten -> simplify -> loop_partition
+//   -> vectorize
 //   -> inject_virtual_thread -> inject_double_buffer -> storage_rewrite -> unroll -> thread_sync
 //   -> lower_intrinsics -> simplify
 // The function's parameters are the data of each tensor in `args`, in order, followed by every
