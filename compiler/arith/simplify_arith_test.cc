@@ -111,6 +111,10 @@ TEST_F(SimplifyArithTest, DivisionUnderBounds) {
   EXPECT_EQ(S(ir::Div(ir::Add(ir::Mul(i, 8), ir::Add(j, 3)), 4)),
             "((i * 2) + truncdiv((j + 3), 4))");
   EXPECT_EQ(S(ir::Mod(ir::Add(ir::Mul(i, 8), j), 4)), "j");
+  // Nested truncation of a non-negative value, like floor division.
+  EXPECT_EQ(S(ir::Div(ir::Div(i, 2), 4)), "truncdiv(i, 8)");
+  EXPECT_EQ(S(ir::Mod(ir::Mod(ir::Add(i, 100), 8), 4)), "truncmod(i, 4)");
+  EXPECT_EQ(S(ir::Mod(ir::Mod(ir::Sub(i, 100), 8), 4)), "truncmod(truncmod((i - 100), 8), 4)");
   // ... and is left alone when the dividend may be negative.
   EXPECT_EQ(S(ir::Div(ir::Sub(j, ir::Mul(i, 4)), 4)), "truncdiv((j - (i * 4)), 4)");
 }

@@ -94,7 +94,7 @@ class StmtSimplifier : public ir::IRMutator {
     if (else_case.defined() && IsNoOp(else_case)) else_case = Stmt();
     if (IsNoOp(then_case)) {
       if (!else_case.defined())
-        return internal::HasSideEffects(condition) ? Evaluate(condition) : NoOp();
+        return internal::HasSideEffects(condition) ? ir::Evaluate(condition) : NoOp();
       return ir::IfThenElse(analyzer_.Simplify(ir::Not(condition)), else_case);
     }
     if (condition.same_as(op->condition) && then_case.same_as(op->then_case) &&
@@ -180,8 +180,6 @@ class StmtSimplifier : public ir::IRMutator {
   }
 
  private:
-  static Stmt Evaluate(const Expr& e) { return ir::Evaluate(e); }
-
   Analyzer& analyzer_;
 };
 

@@ -101,18 +101,19 @@ absl::Status Stage::CheckLeaf(const IterVar& axis, const char* primitive) const 
   return absl::InvalidArgumentError(absl::StrCat(what, ": it is not an axis of this stage"));
 }
 
-absl::StatusOr<Stage::SplitResult> Stage::split(const IterVar& parent, Expr factor) {
+absl::StatusOr<Stage::SplitResult> Stage::Split(const IterVar& parent, Expr factor, Expr nparts) {
   if (absl::Status s = CheckLeaf(parent, "split"); !s.ok()) return s;
-  const int64_t* f = ir::AsConstInt(factor);
-  if (!factor.defined() || !factor.dtype().is_integer() || (f && *f <= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("stage ", name(), ": cannot split axis ",
-                                                   parent.var().name(),
-                                                   ": the factor must be a positive integer"));
+  Expr& amount = factor.defined() ? factor : nparts;
+  const int64_t* value = amount.defined() ? ir::AsConstInt(amount) : nullptr;
+  if (!amount.defined() || !amount.dtype().is_integer() || (value && *value <= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stage ", name(), ": cannot split axis ", parent.var().name(), ": ",
+                     factor.defined() ? "the factor" : "nparts", " must be a positive integer"));
   }
-  factor = ir::cast(parent.var().dtype(), factor);
+  amount = ir::cast(parent.var().dtype(), amount);
   SplitResult r{NewLoop(parent, parent.var().name() + ".outer"),
                 NewLoop(parent, parent.var().name() + ".inner")};
-  node_->relations.push_back(SplitRelation{parent, r.outer, r.inner, factor, Expr()});
+  node_->relations.push_back(SplitRelation{parent, r.outer, r.inner, factor, nparts});
   node_->all_iter_vars.push_back(r.outer);
   node_->all_iter_vars.push_back(r.inner);
   auto& leaves = node_->leaf_iter_vars;
@@ -123,26 +124,14 @@ absl::StatusOr<Stage::SplitResult> Stage::split(const IterVar& parent, Expr fact
   return r;
 }
 
+absl::StatusOr<Stage::SplitResult> Stage::split(const IterVar& parent, Expr factor) {
+  if (!factor.defined()) factor = ir::IntImm(ir::kInt32, 0);  // refused as not positive
+  return Split(parent, std::move(factor), Expr());
+}
+
 absl::StatusOr<Stage::SplitResult> Stage::split_nparts(const IterVar& parent, Expr nparts) {
-  if (absl::Status s = CheckLeaf(parent, "split"); !s.ok()) return s;
-  const int64_t* n = ir::AsConstInt(nparts);
-  if (!nparts.defined() || !nparts.dtype().is_integer() || (n && *n <= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("stage ", name(), ": cannot split axis ",
-                                                   parent.var().name(),
-                                                   ": nparts must be a positive integer"));
-  }
-  nparts = ir::cast(parent.var().dtype(), nparts);
-  SplitResult r{NewLoop(parent, parent.var().name() + ".outer"),
-                NewLoop(parent, parent.var().name() + ".inner")};
-  node_->relations.push_back(SplitRelation{parent, r.outer, r.inner, Expr(), nparts});
-  node_->all_iter_vars.push_back(r.outer);
-  node_->all_iter_vars.push_back(r.inner);
-  auto& leaves = node_->leaf_iter_vars;
-  auto pos = std::find_if(leaves.begin(), leaves.end(),
-                          [&](const IterVar& v) { return v.same_as(parent); });
-  pos = leaves.erase(pos);
-  leaves.insert(pos, {r.outer, r.inner});
-  return r;
+  if (!nparts.defined()) nparts = ir::IntImm(ir::kInt32, 0);
+  return Split(parent, Expr(), std::move(nparts));
 }
 
 absl::StatusOr<Stage::TileResult> Stage::tile(const IterVar& x, const IterVar& y, Expr x_factor,

@@ -131,6 +131,8 @@ class Stage {
   absl::Status tensorize(const IterVar& axis, const te::TensorIntrin& intrin);
 
  private:
+  // split or split_nparts: exactly one of factor and nparts is defined.
+  absl::StatusOr<SplitResult> Split(const IterVar& parent, Expr factor, Expr nparts);
   absl::Status CheckLeaf(const IterVar& axis, const char* primitive) const;
   absl::Status Annotate(const IterVar& axis, ir::ForKind kind, const char* primitive);
   Ref<StageNode> node_;
