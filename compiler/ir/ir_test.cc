@@ -1,6 +1,8 @@
 // The IR core: data types, operator type matching and folding, printing, mutation.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
@@ -39,6 +41,16 @@ TEST(OpTest, ImmediatesFoldWithWrap) {
   EXPECT_EQ(ToString(truncmod(-7, 2)), "-1");
   EXPECT_EQ(ToString(Expr(1.5f) * 2.0f), "3.0f");
   EXPECT_EQ(ToString(Expr(3) < 4), "true");
+}
+
+TEST(OpTest, FoldingNeverOverflowsInt64) {
+  const Expr big = IntImm(DataType::UInt(32), 4294967295);
+  EXPECT_EQ(ToString(big * big), "1u32");  // (2^32 - 1)^2 mod 2^32
+  const Expr min64 = IntImm(kInt64, std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(truncdiv(min64, IntImm(kInt64, -1)).as<IntImmNode>(), nullptr);  // left unfolded
+  const Expr top = IntImm(DataType::UInt(64), -1);  // 2^64 - 1
+  EXPECT_EQ(ToString(top > IntImm(DataType::UInt(64), 1)), "true");
+  EXPECT_EQ(ToString(max(top, IntImm(DataType::UInt(64), 1))), "-1u64");
 }
 
 TEST(OpTest, OperandsMatchTypes) {

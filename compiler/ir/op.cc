@@ -88,6 +88,31 @@ Stmt MakeStmt(Ref<Node> node) {
   return Stmt(Ref<const StmtNode>(std::move(node)));
 }
 
+// a op b on two's-complement bit patterns: never undefined behaviour; the caller wraps the result
+// to the type's width.
+int64_t WrappingAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t WrappingSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+int64_t WrappingMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+// Whether integer division of immediates of type t can be folded with int64 arithmetic: not by
+// zero, not INT64_MIN / -1, and not an unsigned 64-bit value at or above 2^63.
+bool DivisionFoldable(DataType t, int64_t a, int64_t b) {
+  if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1)) return false;
+  return !(t.is_uint() && t.bits() == 64 && (a < 0 || b < 0));
+}
+
+// a < b for immediates of type t (unsigned 64-bit values compare as unsigned).
+bool LessThan(DataType t, int64_t a, int64_t b) {
+  if (t.is_uint() && t.bits() == 64) return static_cast<uint64_t>(a) < static_cast<uint64_t>(b);
+  return a < b;
+}
+
 int64_t FloorDivInt(int64_t a, int64_t b) {
   const int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -378,7 +403,7 @@ Expr cast(DataType dtype, Expr value) {
 Expr operator+(Expr a, Expr b) {
   MatchTypes("+", a, b);
   if (Expr f = FoldImms(
-          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return x + y; },
+          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return WrappingAdd(x, y); },
           [](double x, double y) -> OptDouble { return x + y; });
       f.defined())
     return f;
@@ -390,7 +415,7 @@ Expr operator+(Expr a, Expr b) {
 Expr operator-(Expr a, Expr b) {
   MatchTypes("-", a, b);
   if (Expr f = FoldImms(
-          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return x - y; },
+          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return WrappingSub(x, y); },
           [](double x, double y) -> OptDouble { return x - y; });
       f.defined())
     return f;
@@ -407,7 +432,7 @@ Expr operator-(Expr a) {
 Expr operator*(Expr a, Expr b) {
   MatchTypes("*", a, b);
   if (Expr f = FoldImms(
-          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return x * y; },
+          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return WrappingMul(x, y); },
           [](double x, double y) -> OptDouble { return x * y; });
       f.defined())
     return f;
@@ -424,7 +449,9 @@ Expr floordiv(Expr a, Expr b) {
   TESSEL_CHECK(a.dtype().is_integer()) << "floordiv of " << a.dtype().ToString();
   if (Expr f = FoldImms(
           a, b, a.dtype(),
-          [](int64_t x, int64_t y) -> OptInt { return y == 0 ? OptInt() : FloorDivInt(x, y); },
+          [t = a.dtype()](int64_t x, int64_t y) -> OptInt {
+            return DivisionFoldable(t, x, y) ? OptInt(FloorDivInt(x, y)) : OptInt();
+          },
           [](double, double) -> OptDouble { return {}; });
       f.defined())
     return f;
@@ -437,7 +464,9 @@ Expr floormod(Expr a, Expr b) {
   TESSEL_CHECK(a.dtype().is_integer()) << "floormod of " << a.dtype().ToString();
   if (Expr f = FoldImms(
           a, b, a.dtype(),
-          [](int64_t x, int64_t y) -> OptInt { return y == 0 ? OptInt() : FloorModInt(x, y); },
+          [t = a.dtype()](int64_t x, int64_t y) -> OptInt {
+            return DivisionFoldable(t, x, y) ? OptInt(FloorModInt(x, y)) : OptInt();
+          },
           [](double, double) -> OptDouble { return {}; });
       f.defined())
     return f;
@@ -449,7 +478,10 @@ Expr truncdiv(Expr a, Expr b) {
   MatchTypes("truncdiv", a, b);
   TESSEL_CHECK(a.dtype().is_integer()) << "truncdiv of " << a.dtype().ToString();
   if (Expr f = FoldImms(
-          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return y == 0 ? OptInt() : x / y; },
+          a, b, a.dtype(),
+          [t = a.dtype()](int64_t x, int64_t y) -> OptInt {
+            return DivisionFoldable(t, x, y) ? OptInt(x / y) : OptInt();
+          },
           [](double, double) -> OptDouble { return {}; });
       f.defined())
     return f;
@@ -461,7 +493,10 @@ Expr truncmod(Expr a, Expr b) {
   MatchTypes("truncmod", a, b);
   TESSEL_CHECK(a.dtype().is_integer()) << "truncmod of " << a.dtype().ToString();
   if (Expr f = FoldImms(
-          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return y == 0 ? OptInt() : x % y; },
+          a, b, a.dtype(),
+          [t = a.dtype()](int64_t x, int64_t y) -> OptInt {
+            return DivisionFoldable(t, x, y) ? OptInt(x % y) : OptInt();
+          },
           [](double, double) -> OptDouble { return {}; });
       f.defined())
     return f;
@@ -485,7 +520,8 @@ Expr operator%(Expr a, Expr b) { return floormod(std::move(a), std::move(b)); }
 Expr min(Expr a, Expr b) {
   MatchTypes("min", a, b);
   if (Expr f = FoldImms(
-          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return std::min(x, y); },
+          a, b, a.dtype(),
+          [t = a.dtype()](int64_t x, int64_t y) -> OptInt { return LessThan(t, y, x) ? y : x; },
           [](double x, double y) -> OptDouble { return std::min(x, y); });
       f.defined())
     return f;
@@ -495,7 +531,8 @@ Expr min(Expr a, Expr b) {
 Expr max(Expr a, Expr b) {
   MatchTypes("max", a, b);
   if (Expr f = FoldImms(
-          a, b, a.dtype(), [](int64_t x, int64_t y) -> OptInt { return std::max(x, y); },
+          a, b, a.dtype(),
+          [t = a.dtype()](int64_t x, int64_t y) -> OptInt { return LessThan(t, x, y) ? y : x; },
           [](double x, double y) -> OptDouble { return std::max(x, y); });
       f.defined())
     return f;
@@ -507,7 +544,13 @@ Expr max(Expr a, Expr b) {
     MatchTypes(#op, a, b);                                                       \
     DataType result = DataType::Bool(a.dtype().lanes());                         \
     if (Expr f = FoldImms(                                                       \
-            a, b, result, [](int64_t x, int64_t y) -> OptInt { return x op y; }, \
+            a, b, result,                                                        \
+            [t = a.dtype()](int64_t x, int64_t y) -> OptInt {                    \
+              if (t.is_uint() && t.bits() == 64) {                               \
+                return static_cast<uint64_t>(x) op static_cast<uint64_t>(y);     \
+              }                                                                  \
+              return x op y;                                                     \
+            },                                                                   \
             [](double x, double y) -> OptDouble { return x op y ? 1.0 : 0.0; }); \
         f.defined())                                                             \
       return f;                                                                  \
