@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "compiler/ir/printer.h"
+#include "compiler/schedule/bound.h"
+#include "compiler/schedule/schedule_ops.h"
 #include "compiler/testing/workloads.h"
 #include "compiler/transforms/pipeline.h"
 
@@ -41,6 +43,40 @@ TEST(GoldenTest, TiledVectorizedParallelMatmul) {
   }
 }
 )");
+}
+
+// The loop nest straight from the schedule (before any pass): a split that divides its axis needs
+// no guard; one that does not gets exactly one.
+std::string NestAfterSplit(int extent, int factor) {
+  Tensor A = te::placeholder({extent}, ir::kFloat32, "A");
+  Tensor B = te::compute(
+      {extent}, [&](ir::Var i) { return A(i) + 1.0f; }, "B");
+  Schedule s = create_schedule({B.op()});
+  EXPECT_TRUE(s[B].split(B.op().as<te::ComputeOpNode>()->axis[0], factor).ok());
+  absl::StatusOr<BoundMap> bounds = InferBound(s);
+  EXPECT_TRUE(bounds.ok());
+  TensorBuffers args{{A, ir::Buffer::Declare("A", {extent}, ir::kFloat32)},
+                     {B, ir::Buffer::Declare("B", {extent}, ir::kFloat32)}};
+  absl::StatusOr<ir::Stmt> nest = ScheduleOps(s, *bounds, args);
+  EXPECT_TRUE(nest.ok());
+  return ir::ToString(*nest);
+}
+
+TEST(GoldenTest, GuardOnlyWhereTheBoundsDoNotProveIt) {
+  EXPECT_EQ(NestAfterSplit(64, 8),
+            "for (i.outer, 0, 8) {\n"
+            "  for (i.inner, 0, 8) {\n"
+            "    B[(i.inner + (i.outer * 8))] = (A[(i.inner + (i.outer * 8))] + 1.0f)\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(NestAfterSplit(61, 8),
+            "for (i.outer, 0, 8) {\n"
+            "  for (i.inner, 0, 8) {\n"
+            "    if (likely(((i.inner + (i.outer * 8)) < 61))) {\n"
+            "      B[(i.inner + (i.outer * 8))] = (A[(i.inner + (i.outer * 8))] + 1.0f)\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 // First end-to-end check: a matmul, default and tiled schedules, lowered and interpreted.
 #include <gtest/gtest.h>
 
-#include <iostream>
-
 #include "compiler/codegen/interp/interp.h"
 #include "compiler/ir/printer.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
 #include "compiler/testing/host_tensor.h"
+#include "compiler/testing/workloads.h"
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::schedule {
@@ -49,7 +48,6 @@ TEST(LowerSmokeTest, MatmulDefaultAndTiled) {
     options.verify_each_pass = true;
     absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {A, B, C}, "matmul", options);
     ASSERT_TRUE(f.ok()) << f.status();
-    std::cout << *f;
     absl::StatusOr<interp::Program> p = interp::Program::Compile(*f);
     ASSERT_TRUE(p.ok()) << p.status();
     HostTensor c({n, m});
@@ -57,6 +55,36 @@ TEST(LowerSmokeTest, MatmulDefaultAndTiled) {
     ASSERT_TRUE(st.ok()) << st;
     EXPECT_EQ(testing::Compare(c, expected), "") << "variant " << variant;
   }
+}
+
+TEST(LowerSmokeTest, Conv2dStride2PaddingAgainstNaiveLoops) {
+  const int c = 3, size = 9, f = 4, kernel = 3, stride = 2, pad = 1;
+  testing::Conv2d w = testing::MakeConv2d(1, c, size, f, kernel, stride, pad);
+  const int out = (size + 2 * pad - kernel) / stride + 1;
+  std::mt19937 rng(2);
+  HostTensor a({1, c, size, size}), wt({f, c, kernel, kernel}), got({1, f, out, out}),
+      expected({1, f, out, out});
+  a.FillRandom(rng);
+  wt.FillRandom(rng);
+  for (int o = 0; o < f; ++o)
+    for (int y = 0; y < out; ++y)
+      for (int x = 0; x < out; ++x) {
+        float acc = 0;
+        for (int ic = 0; ic < c; ++ic)
+          for (int ky = 0; ky < kernel; ++ky)
+            for (int kx = 0; kx < kernel; ++kx) {
+              const int iy = y * stride + ky - pad, ix = x * stride + kx - pad;
+              if (iy < 0 || iy >= size || ix < 0 || ix >= size) continue;
+              acc += a.f32()[(ic * size + iy) * size + ix] *
+                     wt.f32()[((o * c + ic) * kernel + ky) * kernel + kx];
+            }
+        expected.f32()[(o * out + y) * out + x] = acc;
+      }
+  absl::StatusOr<ir::PrimFunc> fn =
+      transforms::Lower(create_schedule({w.C.op()}), w.args, "conv2d");
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  ASSERT_TRUE(interp::Run(*fn, {a.dl(), wt.dl(), got.dl()}).ok());
+  EXPECT_EQ(testing::Compare(got, expected, 1e-5, 1e-5), "");
 }
 
 }  // namespace

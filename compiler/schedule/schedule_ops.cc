@@ -6,6 +6,7 @@
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/structural_equal.h"
 #include "compiler/schedule/inline.h"
 #include "compiler/schedule/tensorize.h"
 #include "compiler/support/check.h"
@@ -227,7 +228,11 @@ class NestBuilder {
     std::vector<Expr> data_guards, reduce_guards;
     auto guard = [&](std::vector<Expr>& guards, Expr condition) {
       condition = analyzer.Simplify(condition);
-      if (!analyzer.CanProve(condition)) guards.push_back(condition);
+      if (analyzer.CanProve(condition)) return;
+      for (const Expr& g : guards) {
+        if (ir::StructuralEqual(g, condition)) return;  // the region and the shape may agree
+      }
+      guards.push_back(condition);
     };
     for (const Loop& loop : *loops) {
       if (!loop.emitted) guard(data_guards, leaf_values.at(loop.leaf.get()) < loop.extent);
