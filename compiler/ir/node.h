@@ -24,40 +24,7 @@
 // - Float arithmetic is IEEE: no pass reassociates or contracts float operations unless the
 //   target string allows fast-math.
 // - Comparisons and And/Or/Not produce bool (with the operands' lanes).
-#define TESSEL_IR_EXPR_NODES(X) \
-  X(IntImm)                     \
-  X(FloatImm)                   \
-  X(StringImm)                  \
-  X(Var)                        \
-  X(Cast)                       \
-  X(Add)                        \
-  X(Sub)                        \
-  X(Mul)                        \
-  X(Div)                        \
-  X(Mod)                        \
-  X(FloorDiv)                   \
-  X(FloorMod)                   \
-  X(Min)                        \
-  X(Max)                        \
-  X(EQ)                         \
-  X(NE)                         \
-  X(LT)                         \
-  X(LE)                         \
-  X(GT)                         \
-  X(GE)                         \
-  X(And)                        \
-  X(Or)                         \
-  X(Not)                        \
-  X(Select)                     \
-  X(Ramp)                       \
-  X(Broadcast)                  \
-  X(Let)                        \
-  X(Call)                       \
-  X(BufferLoad)                 \
-  X(ProducerLoad)               \
-  X(Reduce)
-
-// The two-operand expression nodes (a subset of the list above), which share one node template.
+// The two-operand expression nodes, which share one node template (expr.h BinaryNode).
 #define TESSEL_IR_BINARY_NODES(X) \
   X(Add)                          \
   X(Sub)                          \
@@ -76,6 +43,23 @@
   X(GE)                           \
   X(And)                          \
   X(Or)
+
+#define TESSEL_IR_EXPR_NODES(X) \
+  X(IntImm)                     \
+  X(FloatImm)                   \
+  X(StringImm)                  \
+  X(Var)                        \
+  X(Cast)                       \
+  TESSEL_IR_BINARY_NODES(X)     \
+  X(Not)                        \
+  X(Select)                     \
+  X(Ramp)                       \
+  X(Broadcast)                  \
+  X(Let)                        \
+  X(Call)                       \
+  X(BufferLoad)                 \
+  X(ProducerLoad)               \
+  X(Reduce)
 
 #define TESSEL_IR_STMT_NODES(X) \
   X(LetStmt)                    \
