@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 
 #include "compiler/arith/int_math.h"
+#include "compiler/arith/local_scope.h"
 #include "compiler/ir/op.h"
 
 namespace tessel::arith {
@@ -136,17 +137,8 @@ class ModularEvaluator {
         return Eval(e.as<ir::BroadcastNode>()->value);
       case ir::NodeKind::kLet: {
         const auto* op = e.as<ir::LetNode>();
-        const ModularSet value = Eval(op->value);
-        auto [it, inserted] = locals_.emplace(op->var.get(), value);
-        const ModularSet saved = it->second;
-        it->second = value;
-        const ModularSet body = Eval(op->body);
-        if (inserted) {
-          locals_.erase(op->var.get());
-        } else {
-          locals_[op->var.get()] = saved;
-        }
-        return body;
+        return internal::WithLocal(locals_, op->var.get(), Eval(op->value),
+                                   [&] { return Eval(op->body); });
       }
       case ir::NodeKind::kCall:
         return EvalCall(e.as<ir::CallNode>());

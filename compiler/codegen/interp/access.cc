@@ -304,11 +304,11 @@ std::optional<VectorAccess> PlanAccess(Compiler& c, const ir::Buffer& buffer,
 ExprPtr Compiler::CompileLoad(const ir::BufferLoadNode* op, const ir::Expr& self) {
   const int lanes = self.dtype().lanes();
   std::optional<VectorAccess> access = PlanAccess(*this, op->buffer, op->indices, false);
-  if (!access) return Placeholder(lanes);
+  if (!access) return Discarded(lanes);
   if (lanes != access->index_lanes * access->elem_lanes) {
     Fail(absl::StrCat("the load ", ir::ToString(self), " of type ", self.dtype().ToString(),
                       " does not match its buffer's type and index lanes"));
-    return Placeholder(lanes);
+    return Discarded(lanes);
   }
   const ScalarKind kind = *KindOf(op->buffer->dtype);
   return VisitKind(kind, [&](auto type) -> ExprPtr {

@@ -60,7 +60,7 @@ class BlockLeaf final : public BlockCode {
 };
 
 // Nothing to run: a barrier (running everything before it for every thread was the waiting),
-// or a placeholder after a compile error.
+// or a discarded stand-in after a compile error.
 class BlockNop final : public BlockCode {
  public:
   void Exec(std::vector<Frame>&) const override {}

@@ -34,15 +34,15 @@ class BarrierFinder : public ir::IRVisitor {
   std::vector<const ir::StmtNode*> stack_;
 };
 
-class VectorPlaceholder final : public VectorCode {
+class VectorDiscarded final : public VectorCode {
  public:
-  explicit VectorPlaceholder(int lanes) : VectorCode(lanes) {}
+  explicit VectorDiscarded(int lanes) : VectorCode(lanes) {}
   void EvalLanes(Frame&, Lane* out) const override {
     for (int l = 0; l < lanes(); ++l) out[l] = IntLane(0);
   }
 };
 
-class ScalarPlaceholder final : public ScalarCode {
+class ScalarDiscarded final : public ScalarCode {
  public:
   Lane Eval(Frame&) const override { return IntLane(0); }
 };
@@ -128,9 +128,9 @@ void Compiler::Fail(const std::string& message) {
   status_ = absl::InvalidArgumentError(text);
 }
 
-ExprPtr Compiler::Placeholder(int lanes) {
-  if (lanes == 1) return std::make_unique<ScalarPlaceholder>();
-  return std::make_unique<VectorPlaceholder>(lanes);
+ExprPtr Compiler::Discarded(int lanes) {
+  if (lanes == 1) return std::make_unique<ScalarDiscarded>();
+  return std::make_unique<VectorDiscarded>(lanes);
 }
 
 std::optional<ThreadTag> Compiler::ParseThreadTag(const ir::ForNode* loop) {
@@ -198,7 +198,7 @@ ExprPtr RejectType(Compiler& c, const char* name, ScalarKind kind, const ir::Exp
                    int lanes) {
   c.Fail(
       absl::StrCat(name, " does not apply to ", KindName(kind), " operands: ", ir::ToString(self)));
-  return c.Placeholder(lanes);
+  return c.Discarded(lanes);
 }
 
 }  // namespace tessel::interp::detail

@@ -22,7 +22,7 @@
 // loop, Let, LetStmt) gets fresh slots in the Frame, one per lane; each definition of storage
 // (buffer argument, Allocate, BufferRealize) a fresh binding number. A use is resolved to the
 // innermost definition in scope, by node identity. Compile errors are recorded (the first is
-// kept) and compiling continues with placeholders, whose code is thrown away.
+// kept) and compiling continues with discarded stand-ins, whose code is thrown away.
 namespace tessel::interp::detail {
 
 // The storage a buffer's data variable names, as known inside its scope.
@@ -70,9 +70,10 @@ class Compiler {
   // ---- Errors ----
   // Records a compile error; `where` (the statement being compiled) is appended.
   void Fail(const std::string& message);
-  // A placeholder for code that could not be compiled.
-  ExprPtr Placeholder(int lanes);
-  // Reports IR that breaks the node constructors' rules, and returns a placeholder.
+  // A stand-in, never run, for code that could not be compiled (compiling goes on to report more
+  // errors).
+  ExprPtr Discarded(int lanes);
+  // Reports IR that breaks the node constructors' rules, and returns a discarded stand-in.
   ExprPtr Malformed(const ir::Expr& e, const char* problem);
   bool ok() const { return status_.ok(); }
   const absl::Status& status() const { return status_; }
@@ -151,7 +152,7 @@ class WhereScope {
   const ir::Stmt* saved_;
 };
 
-// A statement that does nothing: a barrier outside a thread block, or a placeholder.
+// A statement that does nothing: a barrier outside a thread block, or a discarded stand-in.
 StmtPtr Nop();
 
 // The fault of a failed AssertStmt.

@@ -166,14 +166,14 @@ std::optional<ScalarKind> Compiler::KindOfExpr(const ir::Expr& e) {
 ExprPtr Compiler::Malformed(const ir::Expr& e, const char* problem) {
   Fail(absl::StrCat("malformed ", ir::NodeKindName(e.kind()), " (", problem,
                     "): ", ir::ToString(e)));
-  return Placeholder(e.dtype().lanes());
+  return Discarded(e.dtype().lanes());
 }
 
 ExprPtr Compiler::CompileIndex(const ir::Expr& e, const char* what) {
   if (!e.dtype().is_integer() || e.dtype().is_vector()) {
     Fail(absl::StrCat(what, " must be a scalar integer, got ", e.dtype().ToString(), " ",
                       ir::ToString(e)));
-    return Placeholder(1);
+    return Discarded(1);
   }
   return CompileExpr(e);
 }
@@ -192,33 +192,33 @@ ExprPtr Compiler::CompileExpr(const ir::Expr& e) {
   const int lanes = e.dtype().lanes();
   switch (e.kind()) {
     case ir::NodeKind::kIntImm: {
-      if (!KindOfExpr(e)) return Placeholder(1);
+      if (!KindOfExpr(e)) return Discarded(1);
       return std::make_unique<ConstScalar>(IntLane(e.as<ir::IntImmNode>()->value));
     }
     case ir::NodeKind::kFloatImm: {
       const std::optional<ScalarKind> kind = KindOfExpr(e);
-      if (!kind) return Placeholder(1);
+      if (!kind) return Discarded(1);
       const Lane value = FloatLane(e.as<ir::FloatImmNode>()->value);
       return std::make_unique<ConstScalar>(ConvertLane(ScalarKind::kFloat64, *kind, value));
     }
     case ir::NodeKind::kStringImm:
       Fail(absl::StrCat("the string ", ir::ToString(e),
                         " can only be an argument of call_extern or storage_sync"));
-      return Placeholder(1);
+      return Discarded(1);
     case ir::NodeKind::kVar: {
       const auto* var = e.as<ir::VarNode>();
       if (var->dtype.is_handle()) {
         Fail(absl::StrCat("the handle '", var->name,
                           "' can only be an argument of call_extern (use a BufferLoad to read "
                           "its buffer)"));
-        return Placeholder(1);
+        return Discarded(1);
       }
       const int slot = SlotOf(var);
       if (slot < 0) {
         Fail(absl::StrCat("variable '", var->name, "' is used where it is not defined"));
-        return Placeholder(lanes);
+        return Discarded(lanes);
       }
-      if (!KindOfExpr(e)) return Placeholder(lanes);
+      if (!KindOfExpr(e)) return Discarded(lanes);
       if (lanes == 1) return std::make_unique<VarScalar>(slot);
       return std::make_unique<VarVector>(slot, lanes);
     }
@@ -227,7 +227,7 @@ ExprPtr Compiler::CompileExpr(const ir::Expr& e) {
       const std::optional<ScalarKind> from = KindOfExpr(op->value);
       const std::optional<ScalarKind> to = KindOfExpr(e);
       ExprPtr value = CompileExpr(op->value);
-      if (!from || !to) return Placeholder(lanes);
+      if (!from || !to) return Discarded(lanes);
       if (value->lanes() != lanes) return Malformed(e, "a cast must keep the lane count");
       if (*from == *to) return value;
       return MakeConvert(*from, *to, std::move(value));
@@ -238,7 +238,7 @@ ExprPtr Compiler::CompileExpr(const ir::Expr& e) {
     const std::optional<ScalarKind> kind = KindOfExpr(op->a);                        \
     ExprPtr a = CompileExpr(op->a);                                                  \
     ExprPtr b = CompileExpr(op->b);                                                  \
-    if (!kind) return Placeholder(lanes);                                            \
+    if (!kind) return Discarded(lanes);                                              \
     if (op->a.dtype() != op->b.dtype()) return Malformed(e, "operand types differ"); \
     return MakeBinary<name##Op>(*this, #name, e, *kind, std::move(a), std::move(b)); \
   }
@@ -248,7 +248,7 @@ ExprPtr Compiler::CompileExpr(const ir::Expr& e) {
       const auto* op = e.as<ir::NotNode>();
       const std::optional<ScalarKind> kind = KindOfExpr(op->a);
       ExprPtr a = CompileExpr(op->a);
-      if (!kind) return Placeholder(lanes);
+      if (!kind) return Discarded(lanes);
       return MakeUnary<NotOp>(*this, "Not", e, *kind, std::move(a));
     }
     case ir::NodeKind::kSelect: {
@@ -268,7 +268,7 @@ ExprPtr Compiler::CompileExpr(const ir::Expr& e) {
       const std::optional<ScalarKind> kind = KindOfExpr(op->base);
       ExprPtr base = CompileExpr(op->base);
       ExprPtr stride = CompileExpr(op->stride);
-      if (!kind) return Placeholder(lanes);
+      if (!kind) return Discarded(lanes);
       return VisitKind(*kind, [&](auto type) -> ExprPtr {
         return std::make_unique<RampCode<decltype(type)>>(std::move(base), std::move(stride),
                                                           lanes);
@@ -295,17 +295,17 @@ ExprPtr Compiler::CompileExpr(const ir::Expr& e) {
                         e.as<ir::ProducerLoadNode>()->producer->producer_name(),
                         "' directly: te-level IR must be lowered (to BufferLoad) before it can "
                         "be interpreted"));
-      return Placeholder(lanes);
+      return Discarded(lanes);
     case ir::NodeKind::kReduce:
       Fail(absl::StrCat("the Reduce ", ir::ToString(e),
                         " is te-level IR: it must be lowered (to loops) before it can be "
                         "interpreted"));
-      return Placeholder(lanes);
+      return Discarded(lanes);
     default:
       break;
   }
   Fail(absl::StrCat("a ", ir::NodeKindName(e.kind()), " node is not an expression"));
-  return Placeholder(lanes);
+  return Discarded(lanes);
 }
 
 }  // namespace tessel::interp::detail

@@ -155,7 +155,7 @@ template <class Op>
 ExprPtr Unary(Compiler& c, const ir::CallNode* op, const ir::Expr& self) {
   const std::optional<ScalarKind> kind = SameTypedArgs(c, op, self);
   ExprPtr a = c.CompileExpr(op->args[0]);
-  if (!kind) return c.Placeholder(self.dtype().lanes());
+  if (!kind) return c.Discarded(self.dtype().lanes());
   return MakeUnary<Op>(c, ir::IntrinsicName(op->op), self, *kind, std::move(a));
 }
 
@@ -164,7 +164,7 @@ ExprPtr Binary(Compiler& c, const ir::CallNode* op, const ir::Expr& self) {
   const std::optional<ScalarKind> kind = SameTypedArgs(c, op, self);
   ExprPtr a = c.CompileExpr(op->args[0]);
   ExprPtr b = c.CompileExpr(op->args[1]);
-  if (!kind) return c.Placeholder(self.dtype().lanes());
+  if (!kind) return c.Discarded(self.dtype().lanes());
   return MakeBinary<Op>(c, ir::IntrinsicName(op->op), self, *kind, std::move(a), std::move(b));
 }
 
@@ -216,7 +216,7 @@ ExprPtr Compiler::CompileCall(const ir::CallNode* op, const ir::Expr& self) {
             absl::StrCat("if_then_else needs a bool condition (one lane or one per lane) and "
                          "two values of the call's type: ",
                          ir::ToString(self)));
-        return Placeholder(lanes);
+        return Discarded(lanes);
       }
       ExprPtr c = CompileExpr(condition);
       ExprPtr t = CompileExpr(op->args[1]);
@@ -224,12 +224,12 @@ ExprPtr Compiler::CompileCall(const ir::CallNode* op, const ir::Expr& self) {
       return std::make_unique<IfThenElseCode>(std::move(c), std::move(t), std::move(e));
     }
     case ir::Intrinsic::kLikely:
-      if (!SameTypedArgs(*this, op, self)) return Placeholder(lanes);
+      if (!SameTypedArgs(*this, op, self)) return Discarded(lanes);
       return CompileExpr(op->args[0]);
     case ir::Intrinsic::kStorageSync:
       Fail(absl::StrCat("storage_sync must be a statement of its own (Evaluate(",
                         ir::ToString(self), ")), not part of an expression"));
-      return Placeholder(lanes);
+      return Discarded(lanes);
     case ir::Intrinsic::kCallExtern:
       break;
   }
@@ -239,19 +239,19 @@ ExprPtr Compiler::CompileCall(const ir::CallNode* op, const ir::Expr& self) {
   if (fn_name == nullptr) {
     Fail(absl::StrCat("call_extern needs the function's name as its first argument: ",
                       ir::ToString(self)));
-    return Placeholder(lanes);
+    return Discarded(lanes);
   }
   const std::optional<ScalarKind> result = KindOfExpr(self);
   if (!result || lanes != 1) {
     Fail(absl::StrCat("call_extern \"", fn_name->value, "\" must have a scalar type, not ",
                       self.dtype().ToString()));
-    return Placeholder(lanes);
+    return Discarded(lanes);
   }
   ExternFunction fn = externs().Find(fn_name->value);
   if (!fn) {
     Fail(absl::StrCat("call_extern \"", fn_name->value,
                       "\": no host function of that name is registered"));
-    return Placeholder(lanes);
+    return Discarded(lanes);
   }
   std::vector<ExternCallCode::Argument> args;
   for (size_t k = 1; k < op->args.size(); ++k) {
@@ -265,7 +265,7 @@ ExprPtr Compiler::CompileCall(const ir::CallNode* op, const ir::Expr& self) {
       if (storage == nullptr) {
         Fail(absl::StrCat("call_extern \"", fn_name->value, "\": handle '", var->name,
                           "' is not the data of a buffer in scope"));
-        return Placeholder(lanes);
+        return Discarded(lanes);
       }
       a.kind = ExternCallCode::Argument::Kind::kHandle;
       a.binding = storage->binding;
@@ -275,7 +275,7 @@ ExprPtr Compiler::CompileCall(const ir::CallNode* op, const ir::Expr& self) {
         Fail(absl::StrCat("call_extern \"", fn_name->value, "\": argument ", k, " (",
                           ir::ToString(arg), ") of type ", arg.dtype().ToString(),
                           " is not a scalar, a string or a buffer's data"));
-        return Placeholder(lanes);
+        return Discarded(lanes);
       }
       a.kind = ExternCallCode::Argument::Kind::kValue;
       a.type = *kind;
