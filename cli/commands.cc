@@ -7,6 +7,7 @@
 #include <functional>
 #include <span>
 
+#include "cli/gemm_commands.h"
 #include "cli/list.h"
 #include "cli/version.h"
 
@@ -42,6 +43,20 @@ const std::vector<Command>& Commands() {
          absl::Status status = NoArguments("list", args);
          if (status.ok()) out << RegistryListing();
          return status;
+       }},
+      {"quickstart",
+       "the first job: matrix multiplication compiled two ways, checked and timed against "
+       "OpenBLAS",
+       [](Args args, std::ostream& out) { return Quickstart(args, out); }},
+      {"bench",
+       "benchmarks: `bench gemm --m M --n N --k K --threads T` (ours and OpenBLAS interleaved)",
+       [](Args args, std::ostream& out) {
+         if (args.empty() || args.front() != "gemm") {
+           return absl::InvalidArgumentError(
+               absl::StrCat("'bench' needs a benchmark name: gemm",
+                            args.empty() ? "" : absl::StrCat(", not '", args.front(), "'")));
+         }
+         return BenchGemm(args.subspan(1), out);
        }},
   };
   return commands;

@@ -78,7 +78,7 @@ TEST(CommandsTest, HelpListsEveryCommand) {
   Outcome o = RunTessel({"help"});
   EXPECT_EQ(o.exit_code, kExitOk);
   EXPECT_TRUE(o.err.empty());
-  for (const char* command : {"version", "list", "help"}) {
+  for (const char* command : {"version", "list", "quickstart", "bench", "help"}) {
     EXPECT_NE(o.out.find(absl::StrCat("\n  ", command, " ")), std::string::npos) << command;
   }
 }
@@ -110,6 +110,46 @@ TEST(CommandsTest, ListNamesEveryRegistry) {
   for (const char* registry :
        {"targets", "operators and templates", "cost models", "explorers", "workloads"}) {
     EXPECT_NE(o.out.find(absl::StrCat(registry, ": ")), std::string::npos) << registry;
+  }
+  EXPECT_NE(o.out.find("targets: llvm"), std::string::npos) << o.out;
+}
+
+TEST(CommandsTest, BenchGemmChecksAndComparesWithOpenBlas) {
+  Outcome o = RunTessel(
+      {"bench", "gemm", "--m", "67", "--n", "45", "--k", "33", "--threads", "1", "--repeat", "5"});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("gemm 67x45x33 fp32"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("output matches OpenBLAS"), std::string::npos) << o.out;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\ntessel/openblas = [0-9.]+\n$"))) << o.out;
+}
+
+TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const Case cases[] = {
+      {{"bench"}, "tessel bench: 'bench' needs a benchmark name: gemm\n"},
+      {{"bench", "conv"}, "tessel bench: 'bench' needs a benchmark name: gemm, not 'conv'\n"},
+      {{"bench", "gemm", "--size", "3"},
+       "tessel bench: 'bench gemm' does not take '--size' (it takes --k, --m, --n, --repeat, "
+       "--threads)\n"},
+      {{"bench", "gemm", "--m"}, "tessel bench: --m needs a value\n"},
+      {{"bench", "gemm", "--m", "x"}, "tessel bench: --m takes an integer, got 'x'\n"},
+      {{"bench", "gemm", "--m", "0"},
+       "tessel bench: GEMM sizes must be positive, got m=0 n=1024 k=1024\n"},
+      {{"bench", "gemm", "--threads", "0"},
+       "tessel bench: --threads must be between 1 and 1024, got 0\n"},
+      {{"bench", "gemm", "--repeat", "2"},
+       "tessel bench: --repeat must be between 5 and 1000, got 2\n"},
+      {{"quickstart", "--fast", "1"},
+       "tessel quickstart: 'quickstart' does not take '--fast' (it takes --threads)\n"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = RunTessel(c.args);
+    EXPECT_EQ(o.exit_code, kExitUsage) << c.args[0];
+    EXPECT_EQ(o.err, c.err);
+    EXPECT_TRUE(o.out.empty()) << o.out;
   }
 }
 

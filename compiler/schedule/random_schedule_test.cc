@@ -92,7 +92,7 @@ class RandomScheduler {
 };
 
 // One random schedule of a matmul (with optional cache stages).
-absl::Status RandomMatmul(uint32_t seed, std::string* log) {
+absl::Status RandomMatmul(uint32_t seed, testing::Backend backend, std::string* log) {
   testing::Matmul w = testing::MakeMatmul(9, 10, 7);
   Schedule s = create_schedule({w.C.op()});
   RandomScheduler r(seed);
@@ -117,11 +117,11 @@ absl::Status RandomMatmul(uint32_t seed, std::string* log) {
   if (ok) ok = r.Annotate(s[w.C]);
   *log = r.log;
   if (!ok) return absl::InternalError("a primitive refused a valid random schedule");
-  return testing::CheckAgainstUnscheduled(s, w.args, 2, seed);
+  return testing::CheckAgainstUnscheduled(s, w.args, 2, seed, backend);
 }
 
 // One random schedule of a conv2d (stride 2, padding 1) with its padding stage.
-absl::Status RandomConv2d(uint32_t seed, std::string* log) {
+absl::Status RandomConv2d(uint32_t seed, testing::Backend backend, std::string* log) {
   testing::Conv2d w = testing::MakeConv2d(1, 2, 7, 3, 3, 2, 1);
   Schedule s = create_schedule({w.C.op()});
   RandomScheduler r(seed);
@@ -140,23 +140,29 @@ absl::Status RandomConv2d(uint32_t seed, std::string* log) {
   if (ok) ok = r.Annotate(s[w.C]);
   *log = r.log;
   if (!ok) return absl::InternalError("a primitive refused a valid random schedule");
-  return testing::CheckAgainstUnscheduled(s, w.args, 2, seed);
+  return testing::CheckAgainstUnscheduled(s, w.args, 2, seed, backend);
 }
 
-TEST(RandomScheduleTest, MatmulAndConv2d) {
+// Every test runs the scheduled program on each backend (the reference on the interpreter).
+class RandomScheduleTest : public ::testing::TestWithParam<testing::Backend> {};
+
+TEST_P(RandomScheduleTest, MatmulAndConv2d) {
   int checked = 0;
   for (uint32_t seed = 1; seed <= kSchedulesPerWorkload; ++seed) {
     std::string log;
-    absl::Status st = RandomMatmul(seed, &log);
+    absl::Status st = RandomMatmul(seed, GetParam(), &log);
     ASSERT_TRUE(st.ok()) << "matmul seed " << seed << ": " << st << "\nschedule: " << log;
     ++checked;
-    st = RandomConv2d(seed, &log);
+    st = RandomConv2d(seed, GetParam(), &log);
     ASSERT_TRUE(st.ok()) << "conv2d seed " << seed << ": " << st << "\nschedule: " << log;
     ++checked;
   }
   std::cout << "random schedules checked: " << checked << std::endl;
   EXPECT_GE(checked, 500);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, RandomScheduleTest, ::testing::ValuesIn(testing::AllBackends()),
+                         testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::schedule

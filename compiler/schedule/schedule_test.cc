@@ -1,4 +1,5 @@
-// Each primitive, scheduled versus unscheduled through the reference interpreter on random data.
+// Each primitive, scheduled versus unscheduled on random data: the schedule runs on each backend,
+// the unscheduled reference on the interpreter.
 #include <gtest/gtest.h>
 
 #include "compiler/testing/conv2d_schedule.h"
@@ -20,9 +21,12 @@ using testing::CheckAgainstUnscheduled;
   ASSERT_TRUE(lhs##_or.ok()) << #expr << ": " << lhs##_or.status(); \
   auto lhs = *lhs##_or
 
+// Every test runs the scheduled program on each backend (the reference on the interpreter).
+class ScheduleTest : public ::testing::TestWithParam<testing::Backend> {};
+
 const std::vector<IterVar>& Axes(const Tensor& t) { return t.op().as<te::ComputeOpNode>()->axis; }
 
-TEST(ScheduleTest, SplitDivisibleAndNot) {
+TEST_P(ScheduleTest, SplitDivisibleAndNot) {
   for (int factor : {4, 5, 13, 32}) {
     testing::Matmul w = testing::MakeMatmul(26, 17, 9);
     Schedule s = create_schedule({w.C.op()});
@@ -31,11 +35,11 @@ TEST(ScheduleTest, SplitDivisibleAndNot) {
     ASSIGN(k, s[w.C].split(w.k, 4));
     ASSERT_OK(s[w.C].reorder({i.outer, k.outer, j.outer, i.inner, k.inner, j.inner}));
     SCOPED_TRACE(factor);
-    ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, factor));
+    ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, factor, GetParam()));
   }
 }
 
-TEST(ScheduleTest, TileFuseVectorizeUnrollParallel) {
+TEST_P(ScheduleTest, TileFuseVectorizeUnrollParallel) {
   testing::Matmul w = testing::MakeMatmul(24, 20, 7);
   Schedule s = create_schedule({w.C.op()});
   ASSIGN(t, s[w.C].tile(Axes(w.C)[0], Axes(w.C)[1], 8, 4));
@@ -45,10 +49,10 @@ TEST(ScheduleTest, TileFuseVectorizeUnrollParallel) {
   ASSERT_OK(s[w.C].unroll(t.x_inner));
   ASSERT_OK(s[w.C].vectorize(t.y_inner));
   ASSERT_OK(s[w.C].pragma(fused, "auto_unroll_max_step", 16));
-  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 1));
+  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 1, GetParam()));
 }
 
-TEST(ScheduleTest, CacheReadAndWriteComputedAt) {
+TEST_P(ScheduleTest, CacheReadAndWriteComputedAt) {
   testing::Matmul w = testing::MakeMatmul(16, 16, 12);
   Schedule s = create_schedule({w.C.op()});
   ASSIGN(AA, s.cache_read(w.A, "local", {w.C.op()}));
@@ -57,10 +61,11 @@ TEST(ScheduleTest, CacheReadAndWriteComputedAt) {
   ASSERT_OK(s[CC].compute_at(s[w.C], t.y_outer));
   ASSIGN(k, s[CC].split(w.k, 3));
   ASSERT_OK(s[AA].compute_at(s[CC], k.outer));
-  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 2));
+  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 2, GetParam()));
 }
 
-TEST(ScheduleTest, ThreadBindingWithCooperativeSharedFetch) {
+// GPU thread binding runs on the interpreter only (the llvm target refuses bound loops).
+TEST(ScheduleInterpTest, ThreadBindingWithCooperativeSharedFetch) {
   testing::Matmul w = testing::MakeMatmul(32, 32, 16);
   Schedule s = create_schedule({w.C.op()});
   ASSIGN(AS, s.cache_read(w.A, "shared", {w.C.op()}));
@@ -85,24 +90,24 @@ TEST(ScheduleTest, ThreadBindingWithCooperativeSharedFetch) {
   ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 3));
 }
 
-TEST(ScheduleTest, Conv2dStride2PaddingInlineAndComputeAt) {
+TEST_P(ScheduleTest, Conv2dStride2PaddingInlineAndComputeAt) {
   testing::Conv2d w = testing::MakeConv2d(1, 3, 9, 4, 3, 2, 1);
   {
     Schedule s = create_schedule({w.C.op()});
     ASSERT_OK(s[w.Apad].compute_inline());
     ASSIGN(t, s[w.C].tile(Axes(w.C)[2], Axes(w.C)[3], 2, 3));
     ASSERT_OK(s[w.C].reorder({t.x_outer, t.y_outer, w.rc, w.ry, t.x_inner, w.rx, t.y_inner}));
-    ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 4));
+    ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 4, GetParam()));
   }
   {
     Schedule s = create_schedule({w.C.op()});
     ASSIGN(y, s[w.C].split(Axes(w.C)[2], 2));
     ASSERT_OK(s[w.Apad].compute_at(s[w.C], y.outer));
-    ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 5));
+    ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 5, GetParam()));
   }
 }
 
-TEST(ScheduleTest, DepthwiseConv2d) {
+TEST_P(ScheduleTest, DepthwiseConv2d) {
   testing::DepthwiseConv2d w = testing::MakeDepthwiseConv2d(5, 10, 3, 1, 1);
   Schedule s = create_schedule({w.C.op()});
   ASSIGN(c, s[w.C].split(Axes(w.C)[1], 2));
@@ -110,19 +115,19 @@ TEST(ScheduleTest, DepthwiseConv2d) {
   ASSERT_OK(s[w.C].reorder({c.outer, Axes(w.C)[2], x.outer, w.ry, w.rx, c.inner, x.inner}));
   ASSERT_OK(s[w.Apad].compute_at(s[w.C], Axes(w.C)[2]));
   ASSERT_OK(s[w.C].vectorize(x.inner));
-  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 6));
+  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 6, GetParam()));
 }
 
-TEST(ScheduleTest, UserDefinedReducerArgmax) {
+TEST_P(ScheduleTest, UserDefinedReducerArgmax) {
   testing::Argmax w = testing::MakeArgmax(6, 23);
   Schedule s = create_schedule({w.index.op()});
   ASSIGN(k, s[w.index].split(w.k, 5));
   ASSIGN(i, s[w.index].split(Axes(w.index)[0], 4));
   ASSERT_OK(s[w.index].reorder({i.outer, k.outer, i.inner, k.inner}));
-  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 1, 7));
+  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 1, 7, GetParam()));
 }
 
-TEST(ScheduleTest, ElementwiseChainInlined) {
+TEST_P(ScheduleTest, ElementwiseChainInlined) {
   testing::ElementwiseChain w = testing::MakeElementwiseChain(12, 10);
   Schedule s = create_schedule({w.D.op()});
   ASSERT_OK(s[w.T1].compute_inline());
@@ -130,10 +135,10 @@ TEST(ScheduleTest, ElementwiseChainInlined) {
   ASSIGN(fused, s[w.D].fuse(Axes(w.D)[0], Axes(w.D)[1]));
   ASSIGN(v, s[w.D].split(fused, 8));
   ASSERT_OK(s[w.D].vectorize(v.inner));
-  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 8));
+  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 8, GetParam()));
 }
 
-TEST(ScheduleTest, StorageScopeAlignAndDoubleBuffer) {
+TEST_P(ScheduleTest, StorageScopeAlignAndDoubleBuffer) {
   testing::Matmul w = testing::MakeMatmul(16, 12, 8);
   Schedule s = create_schedule({w.C.op()});
   ASSIGN(AA, s.cache_read(w.A, "shared", {w.C.op()}));
@@ -143,21 +148,25 @@ TEST(ScheduleTest, StorageScopeAlignAndDoubleBuffer) {
   ASSERT_OK(s[AA].set_scope("local"));
   ASSERT_OK(s[AA].storage_align(Axes(AA)[0], 4, 1));
   ASSERT_OK(s[AA].double_buffer());
-  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 9));
+  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 9, GetParam()));
 }
 
-TEST(ScheduleTest, VirtualThreads) {
+TEST_P(ScheduleTest, VirtualThreads) {
   testing::Matmul w = testing::MakeMatmul(16, 16, 4);
   Schedule s = create_schedule({w.C.op()});
   ASSIGN(i, s[w.C].split_nparts(Axes(w.C)[0], 2));
   ASSERT_OK(s[w.C].bind(i.outer, "vthread"));
-  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 10));
+  ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 10, GetParam()));
 }
 
-TEST(ScheduleTest, TwelvePrimitiveConv2dScheduleOfTheLoweringBenchmark) {
+TEST_P(ScheduleTest, TwelvePrimitiveConv2dScheduleOfTheLoweringBenchmark) {
   testing::Conv2d w = testing::MakeConv2d(1, 16, 8, 32, 3, 1, 1);
-  ASSERT_OK(CheckAgainstUnscheduled(testing::TwelvePrimitiveConv2dSchedule(w), w.args, 2, 14));
+  ASSERT_OK(CheckAgainstUnscheduled(testing::TwelvePrimitiveConv2dSchedule(w), w.args, 2, 14,
+                                    GetParam()));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, ScheduleTest, ::testing::ValuesIn(testing::AllBackends()),
+                         testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::schedule

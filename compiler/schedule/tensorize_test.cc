@@ -52,7 +52,10 @@ te::TensorIntrin Gemm4x4(bool plus_one = false) {
       "gemm4x4");
 }
 
-TEST(TensorizeTest, Gemm4x4ReplacesTheInnerNestOfATiledMatmul) {
+// Every test runs the scheduled program on each backend (the reference on the interpreter).
+class TensorizeTest : public ::testing::TestWithParam<testing::Backend> {};
+
+TEST_P(TensorizeTest, Gemm4x4ReplacesTheInnerNestOfATiledMatmul) {
   testing::Matmul w = testing::MakeMatmul(64, 64, 64);
   Schedule s = create_schedule({w.C.op()});
   const auto& axis = w.C.op().as<te::ComputeOpNode>()->axis;
@@ -63,7 +66,7 @@ TEST(TensorizeTest, Gemm4x4ReplacesTheInnerNestOfATiledMatmul) {
       s[w.C].reorder({t->x_outer, t->y_outer, k->outer, t->x_inner, t->y_inner, k->inner}).ok());
   ASSERT_TRUE(s[w.C].tensorize(t->x_inner, Gemm4x4()).ok());
 
-  absl::Status same = testing::CheckAgainstUnscheduled(s, w.args, 2, 12);
+  absl::Status same = testing::CheckAgainstUnscheduled(s, w.args, 2, 12, GetParam());
   EXPECT_TRUE(same.ok()) << same;
 
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, w.args, "matmul");
@@ -76,14 +79,14 @@ TEST(TensorizeTest, Gemm4x4ReplacesTheInnerNestOfATiledMatmul) {
   EXPECT_LT(text.find("ri1"), text.find("k.outer")) << text;
 }
 
-TEST(TensorizeTest, WholeReductionInsideUsesTheFullBody) {
+TEST_P(TensorizeTest, WholeReductionInsideUsesTheFullBody) {
   testing::Matmul w = testing::MakeMatmul(8, 8, 4);
   Schedule s = create_schedule({w.C.op()});
   const auto& axis = w.C.op().as<te::ComputeOpNode>()->axis;
   auto t = s[w.C].tile(axis[0], axis[1], 4, 4);
   ASSERT_TRUE(t.ok());
   ASSERT_TRUE(s[w.C].tensorize(t->x_inner, Gemm4x4()).ok());
-  absl::Status same = testing::CheckAgainstUnscheduled(s, w.args, 2, 13);
+  absl::Status same = testing::CheckAgainstUnscheduled(s, w.args, 2, 13, GetParam());
   EXPECT_TRUE(same.ok()) << same;
 }
 
@@ -116,6 +119,9 @@ TEST(TensorizeTest, NonMatchingNestIsRefused) {
         << f.status();
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, TensorizeTest, ::testing::ValuesIn(testing::AllBackends()),
+                         testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::schedule

@@ -10,13 +10,16 @@
 namespace tessel::schedule {
 namespace {
 
-TEST(VirtualThreadTest, TwoVthreadsInterleaveInsideTheReductionLoop) {
+// Every test runs the scheduled program on each backend (the reference on the interpreter).
+class VirtualThreadTest : public ::testing::TestWithParam<testing::Backend> {};
+
+TEST_P(VirtualThreadTest, TwoVthreadsInterleaveInsideTheReductionLoop) {
   testing::Matmul w = testing::MakeMatmul(8, 4, 4);
   Schedule s = create_schedule({w.C.op()});
   auto i = s[w.C].split_nparts(w.C.op().as<te::ComputeOpNode>()->axis[0], 2);
   ASSERT_TRUE(i.ok());
   ASSERT_TRUE(s[w.C].bind(i->outer, "vthread").ok());
-  absl::Status same = testing::CheckAgainstUnscheduled(s, w.args, 2, 11);
+  absl::Status same = testing::CheckAgainstUnscheduled(s, w.args, 2, 11, GetParam());
   EXPECT_TRUE(same.ok()) << same;
 
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, w.args, "matmul");
@@ -36,6 +39,9 @@ TEST(VirtualThreadTest, TwoVthreadsInterleaveInsideTheReductionLoop) {
 }
 )");
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, VirtualThreadTest, ::testing::ValuesIn(testing::AllBackends()),
+                         testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::schedule

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
-// Host tensors for tests: owned float32 or int32 data viewed as a DLTensor, random filling, and
-// comparison with a named first mismatch.
+#include "compiler/support/aligned_allocator.h"
+
+// Host tensors for tests: owned float32 or int32 data (64-byte aligned) viewed as a DLTensor,
+// random filling, and comparison with a named first mismatch.
 namespace tessel::testing {
 
 class HostTensor {
@@ -32,7 +34,7 @@ class HostTensor {
  private:
   std::vector<int64_t> shape_;
   int element_bytes_;
-  std::vector<uint8_t> data_;
+  std::vector<uint8_t, AlignedAllocator<uint8_t>> data_;
   DLTensor dl_;
 };
 

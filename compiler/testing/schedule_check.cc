@@ -29,19 +29,19 @@ std::vector<std::unique_ptr<HostTensor>> MakeArgs(const std::vector<te::Tensor>&
 }
 
 absl::Status LowerAndRun(const schedule::Schedule& schedule, const std::vector<te::Tensor>& args,
-                         std::vector<std::unique_ptr<HostTensor>>& tensors) {
+                         std::vector<std::unique_ptr<HostTensor>>& tensors, Backend backend) {
   transforms::LowerOptions options;
   options.verify_each_pass = true;
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(schedule, args, "f", options);
   if (!f.ok()) return f.status();
   std::vector<interp::Arg> call;
   for (auto& t : tensors) call.push_back(t->dl());
-  return interp::Run(*f, call);
+  return RunOn(backend, *f, call);
 }
 
 absl::Status CheckAgainstUnscheduled(const schedule::Schedule& schedule,
                                      const std::vector<te::Tensor>& args, size_t num_inputs,
-                                     uint32_t seed) {
+                                     uint32_t seed, Backend backend) {
   std::mt19937 rng(seed);
   std::vector<std::unique_ptr<HostTensor>> expected = MakeArgs(args, num_inputs, rng);
   rng.seed(seed);
@@ -51,7 +51,7 @@ absl::Status CheckAgainstUnscheduled(const schedule::Schedule& schedule,
   if (absl::Status s = LowerAndRun(schedule::create_schedule(outputs), args, expected); !s.ok()) {
     return absl::InternalError(absl::StrCat("the default schedule failed: ", s.message()));
   }
-  if (absl::Status s = LowerAndRun(schedule, args, actual); !s.ok()) return s;
+  if (absl::Status s = LowerAndRun(schedule, args, actual, backend); !s.ok()) return s;
   for (size_t k = num_inputs; k < args.size(); ++k) {
     std::string diff = Compare(*actual[k], *expected[k], 1e-4, 1e-4);
     if (!diff.empty()) {

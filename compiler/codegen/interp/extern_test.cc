@@ -67,7 +67,7 @@ TEST(ExternTest, FunctionWritesThroughABufferHandle) {
   const absl::Status status = interp::Run(f, {t.dl()}, registry);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(seen_tag, "tile");
-  EXPECT_EQ(t.values, (std::vector<int32_t>{0, 0, 100, 101, 102, 103, 0, 0}));
+  EXPECT_EQ(t.values, (AlignedVector<int32_t>{0, 0, 100, 101, 102, 103, 0, 0}));
 }
 
 TEST(ExternTest, ErrorsNameTheFunction) {

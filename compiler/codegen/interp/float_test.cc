@@ -9,12 +9,21 @@
 #include "compiler/codegen/interp/interp.h"
 #include "compiler/codegen/interp/testing.h"
 #include "compiler/ir/op.h"
+#include "compiler/testing/backends.h"
 
 namespace tessel::interp {
 namespace {
 
 using testing::HostTensor;
 using testing::Loop;
+
+// Every test runs on the interpreter and through the LLVM backend (one body, two backends).
+class FloatTest : public ::testing::TestWithParam<tessel::testing::Backend> {
+ protected:
+  absl::Status Run(const ir::PrimFunc& f, const std::vector<Arg>& args) {
+    return tessel::testing::RunOn(GetParam(), f, args);
+  }
+};
 
 const ir::DataType kF16 = ir::DataType::Float(16);
 const ir::DataType kF32 = ir::kFloat32;
@@ -29,7 +38,7 @@ R Eval(ir::DataType type, const std::function<ir::Expr(const ir::Var&, const ir:
   ir::Buffer out = ir::Buffer::Declare("out", {1}, e.dtype());
   ir::PrimFunc f("eval", {a, b, out->data}, {out}, ir::BufferStore(out, e, {0}));
   HostTensor<R> t({1});
-  const absl::Status status = interp::Run(f, {x, y, t.dl()});
+  const absl::Status status = Run(f, {x, y, t.dl()});
   EXPECT_TRUE(status.ok()) << status;
   return t[0];
 }
@@ -54,7 +63,7 @@ const Intrinsic kUnary[] = {
     {"round", ir::round, [](double x) { return std::round(x); }},
 };
 
-TEST(FloatTest, UnaryIntrinsicsMatchCmath) {
+TEST_P(FloatTest, UnaryIntrinsicsMatchCmath) {
   for (const Intrinsic& fn : kUnary) {
     for (double x : {0.5, 1.0, 2.5, -2.5, 3.7, -0.3, 10.25}) {
       if (std::string(fn.name) == "log" || std::string(fn.name) == "sqrt") x = std::fabs(x);
@@ -81,7 +90,7 @@ TEST(FloatTest, UnaryIntrinsicsMatchCmath) {
             -3.0f);
 }
 
-TEST(FloatTest, Float32RoundsAfterEveryOperation) {
+TEST_P(FloatTest, Float32RoundsAfterEveryOperation) {
   auto add = [](const ir::Var& a, const ir::Var& b) { return ir::Add(a, b); };
   // 2^24 + 1 is not a float: the sum rounds back to 2^24 (in double it would not).
   EXPECT_EQ(Eval<float>(kF32, add, 16777216.0, 1.0), 16777216.0f);
@@ -96,7 +105,7 @@ TEST(FloatTest, Float32RoundsAfterEveryOperation) {
             0.1f * 0.1f);
 }
 
-TEST(FloatTest, Float32AccumulationMatchesAFloatLoopBitForBit) {
+TEST_P(FloatTest, Float32AccumulationMatchesAFloatLoopBitForBit) {
   const int n = 1000;
   ir::Buffer out = ir::Buffer::Declare("out", {1}, kF32);
   ir::Var i("i");
@@ -106,14 +115,14 @@ TEST(FloatTest, Float32AccumulationMatchesAFloatLoopBitForBit) {
           {ir::BufferStore(out, ir::Expr(0.0f), {0}),
            Loop(i, n, ir::BufferStore(out, ir::BufferLoad(out, {0}) + ir::Expr(0.1f), {0}))}));
   HostTensor<float> t({1});
-  ASSERT_TRUE(interp::Run(f, {t.dl()}).ok());
+  ASSERT_TRUE(Run(f, {t.dl()}).ok());
   float want = 0.0f;
   for (int k = 0; k < n; ++k) want = want + 0.1f;
   EXPECT_EQ(t[0], want);
   EXPECT_NE(static_cast<double>(t[0]), 100.0);
 }
 
-TEST(FloatTest, Float16StoresAndRoundsToHalf) {
+TEST_P(FloatTest, Float16StoresAndRoundsToHalf) {
   auto add = [](const ir::Var& a, const ir::Var& b) { return ir::Add(a, b); };
   const _Float16 a = static_cast<_Float16>(0.1), b = static_cast<_Float16>(0.2);
   const _Float16 want = static_cast<_Float16>(static_cast<float>(a) + static_cast<float>(b));
@@ -124,7 +133,7 @@ TEST(FloatTest, Float16StoresAndRoundsToHalf) {
   EXPECT_EQ(Eval<float>(kF16, widen, 0.1), static_cast<float>(static_cast<_Float16>(0.1)));
 }
 
-TEST(FloatTest, DivisionFollowsIeeeAndFloorOperationsWork) {
+TEST_P(FloatTest, DivisionFollowsIeeeAndFloorOperationsWork) {
   auto div = [](const ir::Var& a, const ir::Var& b) { return ir::Div(a, b); };
   EXPECT_EQ(Eval<float>(kF32, div, 1.0, 0.0), std::numeric_limits<float>::infinity());
   EXPECT_TRUE(std::isnan(Eval<float>(kF32, div, 0.0, 0.0)));
@@ -137,6 +146,9 @@ TEST(FloatTest, DivisionFollowsIeeeAndFloorOperationsWork) {
   auto min = [](const ir::Var& a, const ir::Var& b) { return ir::Min(a, b); };
   EXPECT_EQ(Eval<float>(kF32, min, -1.5, 2.0), -1.5f);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, FloatTest, ::testing::ValuesIn(tessel::testing::AllBackends()),
+                         tessel::testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::interp

@@ -11,12 +11,21 @@
 #include "compiler/codegen/interp/interp.h"
 #include "compiler/codegen/interp/testing.h"
 #include "compiler/ir/op.h"
+#include "compiler/testing/backends.h"
 
 namespace tessel::interp {
 namespace {
 
 using testing::HostTensor;
 using Make = std::function<ir::Expr(const ir::Var&, const ir::Var&)>;
+
+// Every test runs on the interpreter and through the LLVM backend (one body, two backends).
+class IntSemanticsTest : public ::testing::TestWithParam<tessel::testing::Backend> {
+ protected:
+  absl::Status Run(const ir::PrimFunc& f, const std::vector<Arg>& args) {
+    return tessel::testing::RunOn(GetParam(), f, args);
+  }
+};
 
 const ir::DataType kI8 = ir::DataType::Int(8);
 const ir::DataType kI32 = ir::kInt32;
@@ -34,7 +43,7 @@ absl::StatusOr<R> Eval(ir::DataType type, const Make& make, Arg x, Arg y) {
   ir::Buffer out = ir::Buffer::Declare("out", {1}, e.dtype());
   ir::PrimFunc f("eval", {a, b, out->data}, {out}, ir::BufferStore(out, e, {0}));
   HostTensor<R> t({1});
-  const absl::Status status = interp::Run(f, {x, y, t.dl()});
+  const absl::Status status = Run(f, {x, y, t.dl()});
   if (!status.ok()) return status;
   return t[0];
 }
@@ -54,7 +63,7 @@ ir::Expr TruncMod(const ir::Var& a, const ir::Var& b) { return ir::Mod(a, b); }
 ir::Expr FloorDiv(const ir::Var& a, const ir::Var& b) { return ir::FloorDiv(a, b); }
 ir::Expr FloorMod(const ir::Var& a, const ir::Var& b) { return ir::FloorMod(a, b); }
 
-TEST(IntSemanticsTest, Int8Wraps) {
+TEST_P(IntSemanticsTest, Int8Wraps) {
   for (int a : {100, -100, 127, -128, 5}) {
     for (int b : {100, -100, 1, -1, 16}) {
       EXPECT_EQ(EvalOk<int8_t>(kI8, Add, a, b), static_cast<int8_t>(static_cast<uint8_t>(a + b)));
@@ -67,7 +76,7 @@ TEST(IntSemanticsTest, Int8Wraps) {
   EXPECT_EQ(EvalOk<int8_t>(kI8, TruncMod, -128, -1), 0);
 }
 
-TEST(IntSemanticsTest, Int32Wraps) {
+TEST_P(IntSemanticsTest, Int32Wraps) {
   const int64_t max = std::numeric_limits<int32_t>::max();
   const int64_t min = std::numeric_limits<int32_t>::min();
   EXPECT_EQ(EvalOk<int32_t>(kI32, Add, max, 1), min);
@@ -78,7 +87,7 @@ TEST(IntSemanticsTest, Int32Wraps) {
   EXPECT_EQ(EvalOk<int32_t>(kI32, TruncDiv, min, -1), min);
 }
 
-TEST(IntSemanticsTest, Int64ExtremesWrap) {
+TEST_P(IntSemanticsTest, Int64ExtremesWrap) {
   const int64_t min = std::numeric_limits<int64_t>::min();
   EXPECT_EQ(EvalOk<int64_t>(kI64, TruncDiv, min, -1), min);
   EXPECT_EQ(EvalOk<int64_t>(kI64, TruncMod, min, -1), 0);
@@ -87,7 +96,7 @@ TEST(IntSemanticsTest, Int64ExtremesWrap) {
   EXPECT_EQ(EvalOk<int64_t>(kI64, Add, std::numeric_limits<int64_t>::max(), 1), min);
 }
 
-TEST(IntSemanticsTest, UInt8Wraps) {
+TEST_P(IntSemanticsTest, UInt8Wraps) {
   EXPECT_EQ(EvalOk<uint8_t>(kU8, Add, 200, 100), 44);
   EXPECT_EQ(EvalOk<uint8_t>(kU8, Sub, 3, 5), 254);
   EXPECT_EQ(EvalOk<uint8_t>(kU8, Mul, 16, 17), 16);
@@ -96,7 +105,7 @@ TEST(IntSemanticsTest, UInt8Wraps) {
   EXPECT_FALSE(Eval<uint8_t>(kU8, Add, 256, 0).ok());
 }
 
-TEST(IntSemanticsTest, UnsignedWideValuesCompareAndDivideUnsigned) {
+TEST_P(IntSemanticsTest, UnsignedWideValuesCompareAndDivideUnsigned) {
   EXPECT_EQ(EvalOk<uint32_t>(kU32, TruncDiv, 4000000000LL, 7), 4000000000u / 7u);
   EXPECT_EQ(EvalOk<uint8_t>(
                 kU32, [](auto a, auto b) { return ir::LT(a, b); }, 4000000000LL, 1),
@@ -113,7 +122,7 @@ TEST(IntSemanticsTest, UnsignedWideValuesCompareAndDivideUnsigned) {
             1);
 }
 
-TEST(IntSemanticsTest, TruncatingAndFlooringDivisionOnNegativeOperands) {
+TEST_P(IntSemanticsTest, TruncatingAndFlooringDivisionOnNegativeOperands) {
   for (int a = -9; a <= 9; ++a) {
     for (int b = -4; b <= 4; ++b) {
       if (b == 0) continue;
@@ -134,7 +143,7 @@ TEST(IntSemanticsTest, TruncatingAndFlooringDivisionOnNegativeOperands) {
   EXPECT_EQ(EvalOk<int32_t>(kI32, FloorMod, -7, 2), 1);
 }
 
-TEST(IntSemanticsTest, Shifts) {
+TEST_P(IntSemanticsTest, Shifts) {
   auto shl = [](const ir::Var& a, const ir::Var& b) { return ir::shift_left(a, b); };
   auto shr = [](const ir::Var& a, const ir::Var& b) { return ir::shift_right(a, b); };
   EXPECT_EQ(EvalOk<int32_t>(kI32, shl, 1, 31), std::numeric_limits<int32_t>::min());
@@ -146,7 +155,7 @@ TEST(IntSemanticsTest, Shifts) {
   EXPECT_EQ(EvalOk<int8_t>(kI8, shl, 1, 7), -128);
 }
 
-TEST(IntSemanticsTest, PopcountAndBitwiseOperations) {
+TEST_P(IntSemanticsTest, PopcountAndBitwiseOperations) {
   auto pop = [](const ir::Var& a, const ir::Var&) { return ir::popcount(a); };
   EXPECT_EQ(EvalOk<int8_t>(kI8, pop, -1, 0), 8);
   EXPECT_EQ(EvalOk<int32_t>(kI32, pop, -1, 0), 32);
@@ -166,7 +175,7 @@ TEST(IntSemanticsTest, PopcountAndBitwiseOperations) {
   EXPECT_EQ(EvalOk<uint8_t>(kU8, bnot, 0x0F, 0), 0xF0);
 }
 
-TEST(IntSemanticsTest, Conversions) {
+TEST_P(IntSemanticsTest, Conversions) {
   auto to = [](ir::DataType t) {
     return [t](const ir::Var& a, const ir::Var&) { return ir::Cast(t, a); };
   };
@@ -191,6 +200,10 @@ TEST(IntSemanticsTest, Conversions) {
   EXPECT_EQ(EvalOk<double>(kU64, to(ir::DataType::Float(64)), -1, 0),
             static_cast<double>(std::numeric_limits<uint64_t>::max()));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, IntSemanticsTest,
+                         ::testing::ValuesIn(tessel::testing::AllBackends()),
+                         tessel::testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::interp

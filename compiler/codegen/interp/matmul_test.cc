@@ -7,6 +7,7 @@
 #include "compiler/codegen/interp/testing.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
+#include "compiler/testing/backends.h"
 
 namespace tessel::interp {
 namespace {
@@ -14,18 +15,26 @@ namespace {
 using testing::HostTensor;
 using testing::Loop;
 
-std::vector<float> RandomFloats(size_t n, uint32_t seed) {
+// Every test runs on the interpreter and through the LLVM backend (one body, two backends).
+class MatmulTest : public ::testing::TestWithParam<tessel::testing::Backend> {
+ protected:
+  absl::Status Run(const ir::PrimFunc& f, const std::vector<Arg>& args) {
+    return tessel::testing::RunOn(GetParam(), f, args);
+  }
+};
+
+AlignedVector<float> RandomFloats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
+  AlignedVector<float> v(n);
   for (float& x : v) x = dist(rng);
   return v;
 }
 
 // C = A * B for row-major A (m x k) and B (k x n), accumulating in float in k order.
-std::vector<float> NaiveMatmul(const std::vector<float>& a, const std::vector<float>& b, int m,
-                               int k, int n) {
-  std::vector<float> c(static_cast<size_t>(m) * n);
+AlignedVector<float> NaiveMatmul(const AlignedVector<float>& a, const AlignedVector<float>& b,
+                                 int m, int k, int n) {
+  AlignedVector<float> c(static_cast<size_t>(m) * n);
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
       float sum = 0.0f;
@@ -57,7 +66,7 @@ ir::PrimFunc TiledMatmul() {
   return ir::PrimFunc("tiled_matmul", {a->data, b->data, c->data}, {a, b, c}, nest);
 }
 
-TEST(MatmulTest, TiledMatmulWithGuardMatchesNaive) {
+TEST_P(MatmulTest, TiledMatmulWithGuardMatchesNaive) {
   absl::StatusOr<Program> program = Program::Compile(TiledMatmul());
   ASSERT_TRUE(program.ok()) << program.status();
   // One compiled program, run on two sizes of the symbolic dimension.
@@ -66,7 +75,7 @@ TEST(MatmulTest, TiledMatmulWithGuardMatchesNaive) {
     a.values = RandomFloats(a.values.size(), 1 + m);
     b.values = RandomFloats(b.values.size(), 2 + m);
     ASSERT_TRUE(program->Run({a.dl(), b.dl(), c.dl()}).ok());
-    const std::vector<float> want = NaiveMatmul(a.values, b.values, m, 23, 29);
+    const AlignedVector<float> want = NaiveMatmul(a.values, b.values, m, 23, 29);
     ASSERT_EQ(c.values.size(), want.size());
     for (size_t e = 0; e < want.size(); ++e) ASSERT_EQ(c.values[e], want[e]) << "element " << e;
   }
@@ -74,7 +83,7 @@ TEST(MatmulTest, TiledMatmulWithGuardMatchesNaive) {
 
 // The same product after storage flattening: one index per access into 2-D argument buffers,
 // and an accumulator in a "local" Allocate.
-TEST(MatmulTest, FlatMatmulWithLocalAccumulatorMatchesNaive) {
+TEST_P(MatmulTest, FlatMatmulWithLocalAccumulatorMatchesNaive) {
   const int kM = 13, kK = 17, kN = 11;
   ir::Buffer a = ir::Buffer::Declare("A", {kM, kK}, ir::kFloat32);
   ir::Buffer b = ir::Buffer::Declare("B", {kK, kN}, ir::kFloat32);
@@ -93,13 +102,13 @@ TEST(MatmulTest, FlatMatmulWithLocalAccumulatorMatchesNaive) {
   HostTensor<float> ta({kM, kK}), tb({kK, kN}), tc({kM, kN});
   ta.values = RandomFloats(ta.values.size(), 7);
   tb.values = RandomFloats(tb.values.size(), 8);
-  const absl::Status status = interp::Run(f, {ta.dl(), tb.dl(), tc.dl()});
+  const absl::Status status = Run(f, {ta.dl(), tb.dl(), tc.dl()});
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(tc.values, NaiveMatmul(ta.values, tb.values, kM, kK, kN));
 }
 
 // Every loop kind runs sequentially; AttrStmt and likely() change nothing.
-TEST(MatmulTest, EveryLoopKindComputesTheSameProduct) {
+TEST_P(MatmulTest, EveryLoopKindComputesTheSameProduct) {
   const int kM = 6, kK = 5, kN = 7;
   ir::Buffer a = ir::Buffer::Declare("A", {kM, kK}, ir::kFloat32);
   ir::Buffer b = ir::Buffer::Declare("B", {kK, kN}, ir::kFloat32);
@@ -117,10 +126,13 @@ TEST(MatmulTest, EveryLoopKindComputesTheSameProduct) {
   HostTensor<float> ta({kM, kK}), tb({kK, kN}), tc({kM, kN});
   ta.values = RandomFloats(ta.values.size(), 11);
   tb.values = RandomFloats(tb.values.size(), 12);
-  const absl::Status status = interp::Run(f, {ta.dl(), tb.dl(), tc.dl()});
+  const absl::Status status = Run(f, {ta.dl(), tb.dl(), tc.dl()});
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(tc.values, NaiveMatmul(ta.values, tb.values, kM, kK, kN));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, MatmulTest, ::testing::ValuesIn(tessel::testing::AllBackends()),
+                         tessel::testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::interp

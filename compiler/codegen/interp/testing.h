@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/codegen/interp/interp.h"
+#include "compiler/support/aligned_allocator.h"
 #include "compiler/ir/op.h"
 
 // Helpers for the interpreter's tests: host tensors behind a DLTensor, and loop shorthands.
@@ -22,7 +23,7 @@ DLDataType DLTypeOf() {
   return {kDLUInt, sizeof(T) * 8, lanes};
 }
 
-// A compact row-major tensor that owns its elements (bool tensors: use uint8_t).
+// A compact row-major tensor that owns its elements, 64-byte aligned (bool tensors: use uint8_t).
 template <typename T>
 class HostTensor {
  public:
@@ -47,7 +48,7 @@ class HostTensor {
   }
   T& operator[](int64_t i) { return values[static_cast<size_t>(i)]; }
 
-  std::vector<T> values;
+  AlignedVector<T> values;
 
  private:
   std::vector<int64_t> shape_;

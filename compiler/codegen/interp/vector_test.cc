@@ -7,6 +7,7 @@
 #include "compiler/codegen/interp/interp.h"
 #include "compiler/codegen/interp/testing.h"
 #include "compiler/ir/op.h"
+#include "compiler/testing/backends.h"
 
 namespace tessel::interp {
 namespace {
@@ -14,9 +15,17 @@ namespace {
 using testing::HostTensor;
 using testing::Loop;
 
+// Every test runs on the interpreter and through the LLVM backend (one body, two backends).
+class VectorTest : public ::testing::TestWithParam<tessel::testing::Backend> {
+ protected:
+  absl::Status Run(const ir::PrimFunc& f, const std::vector<Arg>& args) {
+    return tessel::testing::RunOn(GetParam(), f, args);
+  }
+};
+
 constexpr int kLanes = 4;
 
-TEST(VectorTest, VectorizedAddWithRampAndBroadcast) {
+TEST_P(VectorTest, VectorizedAddWithRampAndBroadcast) {
   const int n = 16;
   ir::Buffer a = ir::Buffer::Declare("A", {n}, ir::kFloat32);
   ir::Buffer b = ir::Buffer::Declare("B", {n}, ir::kFloat32);
@@ -32,11 +41,11 @@ TEST(VectorTest, VectorizedAddWithRampAndBroadcast) {
     ta[k] = 0.25f * k;
     tb[k] = 100.0f - k;
   }
-  ASSERT_TRUE(interp::Run(f, {ta.dl(), tb.dl(), tc.dl()}).ok());
+  ASSERT_TRUE(Run(f, {ta.dl(), tb.dl(), tc.dl()}).ok());
   for (int k = 0; k < n; ++k) EXPECT_EQ(tc[k], ta[k] + tb[k] + 1.5f) << k;
 }
 
-TEST(VectorTest, StridedVectorLoad) {
+TEST_P(VectorTest, StridedVectorLoad) {
   // out[4i .. 4i+3] = in[8i], in[8i+2], in[8i+4], in[8i+6]
   const int n = 12;
   ir::Buffer in = ir::Buffer::Declare("in", {2 * n}, ir::kInt32);
@@ -47,11 +56,11 @@ TEST(VectorTest, StridedVectorLoad) {
   ir::PrimFunc f("strided", {in->data, out->data}, {in, out}, Loop(i, n / kLanes, body));
   HostTensor<int32_t> tin({2 * n}), tout({n});
   for (int k = 0; k < 2 * n; ++k) tin[k] = 1000 + k;
-  ASSERT_TRUE(interp::Run(f, {tin.dl(), tout.dl()}).ok());
+  ASSERT_TRUE(Run(f, {tin.dl(), tout.dl()}).ok());
   for (int k = 0; k < n; ++k) EXPECT_EQ(tout[k], 1000 + 2 * k) << k;
 }
 
-TEST(VectorTest, GatherAndScatterWithArbitraryVectorIndices) {
+TEST_P(VectorTest, GatherAndScatterWithArbitraryVectorIndices) {
   // out[perm[k]] = data[perm[k]] * 2 for a vector of permuted indices.
   const int n = 8;
   ir::Buffer perm = ir::Buffer::Declare("perm", {n}, ir::kInt32);
@@ -66,11 +75,11 @@ TEST(VectorTest, GatherAndScatterWithArbitraryVectorIndices) {
   HostTensor<int32_t> tperm({n}), tdata({n}), tout({n});
   tperm.values = {5, 2, 7, 0, 1, 6, 3, 4};
   for (int k = 0; k < n; ++k) tdata[k] = 10 * k + 1;
-  ASSERT_TRUE(interp::Run(f, {tperm.dl(), tdata.dl(), tout.dl()}).ok());
+  ASSERT_TRUE(Run(f, {tperm.dl(), tdata.dl(), tout.dl()}).ok());
   for (int k = 0; k < n; ++k) EXPECT_EQ(tout[k], 2 * tdata[k]) << k;
 }
 
-TEST(VectorTest, TwoDimensionalVectorAccessAndLaneWiseOperations) {
+TEST_P(VectorTest, TwoDimensionalVectorAccessAndLaneWiseOperations) {
   // out[r, 4c .. 4c+3] = select(A[r, ramp] > 0, A[r, ramp], -A[r, ramp]) via a vector Let.
   const int rows = 3, cols = 8;
   ir::Buffer a = ir::Buffer::Declare("A", {rows, cols}, ir::kInt32);
@@ -85,11 +94,11 @@ TEST(VectorTest, TwoDimensionalVectorAccessAndLaneWiseOperations) {
       Loop(r, rows, Loop(c, cols / kLanes, ir::BufferStore(out, abs_v, {r, cols_ramp}))));
   HostTensor<int32_t> ta({rows, cols}), tout({rows, cols});
   for (int k = 0; k < rows * cols; ++k) ta[k] = (k % 3 == 0 ? -1 : 1) * k;
-  ASSERT_TRUE(interp::Run(f, {ta.dl(), tout.dl()}).ok());
+  ASSERT_TRUE(Run(f, {ta.dl(), tout.dl()}).ok());
   for (int k = 0; k < rows * cols; ++k) EXPECT_EQ(tout[k], std::abs(ta[k])) << k;
 }
 
-TEST(VectorTest, VectorCastAndFloatIntrinsicApplyLaneWise) {
+TEST_P(VectorTest, VectorCastAndFloatIntrinsicApplyLaneWise) {
   const int n = 8;
   ir::Buffer a = ir::Buffer::Declare("A", {n}, ir::kInt32);
   ir::Buffer out = ir::Buffer::Declare("out", {n}, ir::kFloat32);
@@ -101,13 +110,13 @@ TEST(VectorTest, VectorCastAndFloatIntrinsicApplyLaneWise) {
   HostTensor<int32_t> ta({n});
   HostTensor<float> tout({n});
   for (int k = 0; k < n; ++k) ta[k] = k * k + 1;
-  ASSERT_TRUE(interp::Run(f, {ta.dl(), tout.dl()}).ok());
+  ASSERT_TRUE(Run(f, {ta.dl(), tout.dl()}).ok());
   for (int k = 0; k < n; ++k) EXPECT_EQ(tout[k], std::sqrt(static_cast<float>(k * k + 1))) << k;
 }
 
 // if_then_else evaluates only the taken branch: reads past the end of A in the untaken branch
 // are fine, for a scalar condition and lane by lane for a vector condition.
-TEST(VectorTest, IfThenElseIsLazyPerLane) {
+TEST_P(VectorTest, IfThenElseIsLazyPerLane) {
   const int n = 10, padded = 12;
   ir::Buffer a = ir::Buffer::Declare("A", {n}, ir::kFloat32);
   ir::Buffer out = ir::Buffer::Declare("out", {padded}, ir::kFloat32);
@@ -124,7 +133,7 @@ TEST(VectorTest, IfThenElseIsLazyPerLane) {
                               Loop(j, padded, ir::BufferStore(out2, scalar_pad, {j}))}));
   HostTensor<float> ta({n}), tout({padded}), tout2({padded});
   for (int k = 0; k < n; ++k) ta[k] = 3.0f * k;
-  const absl::Status status = interp::Run(f, {ta.dl(), tout.dl(), tout2.dl()});
+  const absl::Status status = Run(f, {ta.dl(), tout.dl(), tout2.dl()});
   ASSERT_TRUE(status.ok()) << status;
   for (int k = 0; k < padded; ++k) {
     EXPECT_EQ(tout[k], k < n ? 3.0f * k : -1.0f) << k;
@@ -132,8 +141,9 @@ TEST(VectorTest, IfThenElseIsLazyPerLane) {
   }
 }
 
-// Select evaluates both branches, so the same guarded read is out of bounds.
-TEST(VectorTest, SelectEvaluatesBothBranches) {
+// Select evaluates both branches, so the same guarded read is out of bounds: a fault only the
+// interpreter detects (compiled code does not check bounds).
+TEST(VectorInterpTest, SelectEvaluatesBothBranches) {
   const int n = 10;
   ir::Buffer a = ir::Buffer::Declare("A", {n}, ir::kFloat32);
   ir::Buffer out = ir::Buffer::Declare("out", {n + 1}, ir::kFloat32);
@@ -149,6 +159,9 @@ TEST(VectorTest, SelectEvaluatesBothBranches) {
             absl::string_view::npos)
       << status;
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, VectorTest, ::testing::ValuesIn(tessel::testing::AllBackends()),
+                         tessel::testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::interp

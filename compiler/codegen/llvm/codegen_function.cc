@@ -1,0 +1,274 @@
+// Functions: signatures, the entry point that unpacks slots, the typed body, module hooks.
+#include <absl/container/flat_hash_set.h>
+#include <absl/strings/str_cat.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "compiler/codegen/llvm/codegen.h"
+#include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/ir/op.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/visitor.h"
+#include "compiler/runtime/generated_abi.h"
+
+namespace tessel::codegen::llvm_backend {
+namespace {
+
+// DLPack 0.8's code for bool; Debian's DLPack 0.6 header predates it.
+constexpr uint8_t kDLBoolCode = 6;
+
+DLDataType ToDLType(ir::DataType t) {
+  const uint16_t lanes = static_cast<uint16_t>(t.lanes());
+  switch (t.code()) {
+    case ir::TypeCode::kInt:
+      return {kDLInt, static_cast<uint8_t>(t.bits()), lanes};
+    case ir::TypeCode::kUInt:
+      return {kDLUInt, static_cast<uint8_t>(t.bits()), lanes};
+    case ir::TypeCode::kFloat:
+      return {kDLFloat, static_cast<uint8_t>(t.bits()), lanes};
+    case ir::TypeCode::kBool:
+      return {kDLBoolCode, 8, lanes};
+    case ir::TypeCode::kHandle:
+      break;
+  }
+  return {kDLOpaqueHandle, 64, lanes};
+}
+
+}  // namespace
+
+CodeGen::CodeGen(llvm::LLVMContext& context, llvm::Module& module, const LlvmTarget& target)
+    : context_(context), module_(module), target_(target), b_(context) {
+  llvm::FastMathFlags flags;
+  if (target.fast_math) {
+    flags.setFast();
+  } else if (target.fp_contract) {
+    flags.setAllowContract();
+  }
+  b_.setFastMathFlags(flags);
+}
+
+void CodeGen::Fail(const std::string& message) {
+  if (error_.empty()) error_ = message;
+}
+
+llvm::Function* CodeGen::NewFunction(const std::string& name, llvm::FunctionType* type,
+                                     llvm::GlobalValue::LinkageTypes linkage) {
+  llvm::Function* fn = llvm::Function::Create(type, linkage, name, module_);
+  fn->addFnAttr("target-cpu", target_.cpu);
+  if (!target_.features.empty()) fn->addFnAttr("target-features", target_.features);
+  // Vectors as wide as the schedule asked for stay whole.
+  fn->addFnAttr("min-legal-vector-width", std::to_string(target_.vector_bits));
+  fn->addFnAttr("prefer-vector-width", std::to_string(target_.vector_bits));
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  return fn;
+}
+
+llvm::Function* CodeGen::DeclareFunction(const std::string& name, llvm::Type* ret,
+                                         std::vector<llvm::Type*> params) {
+  auto* type = llvm::FunctionType::get(ret, params, false);
+  if (llvm::Function* existing = module_.getFunction(name)) {
+    if (existing->getFunctionType() != type) {
+      Fail(absl::StrCat("external function '", name, "' is called with two different signatures"));
+      return nullptr;
+    }
+    return existing;
+  }
+  return llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
+}
+
+llvm::GlobalVariable* CodeGen::HookGlobal(const char* name) {
+  if (llvm::GlobalVariable* g = module_.getNamedGlobal(name)) return g;
+  auto* g =
+      new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage,
+                               llvm::ConstantPointerNull::get(b_.getPtrTy()), name);
+  // Exported for the loader, but never preempted: references stay inside the module.
+  g->setVisibility(llvm::GlobalValue::ProtectedVisibility);
+  g->setDSOLocal(true);
+  return g;
+}
+
+absl::StatusOr<runtime::FunctionSignature> CodeGen::AddFunction(const ir::PrimFunc& func) {
+  func_name_ = func->name;
+  error_.clear();
+  vars_.clear();
+  index_vars_.clear();
+  heap_.clear();
+  auto fail = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat("function '", func_name_, "': ", why));
+  };
+  if (module_.getFunction(func_name_) != nullptr) return fail("a function of this name exists");
+
+  // The signature: parameters first, then variables only shapes define.
+  runtime::FunctionSignature sig;
+  sig.name = func_name_;
+  absl::flat_hash_map<const ir::VarNode*, int> slot_of;
+  std::vector<const ir::VarNode*> slot_vars;
+  std::vector<llvm::Type*> slot_types;
+  absl::flat_hash_set<const ir::VarNode*> written;
+  std::vector<const ir::VarNode*> zero_offsets;
+  ir::PreOrderVisit(
+      func->body, [](const ir::Expr&) {},
+      [&](const ir::Stmt& s) {
+        if (const auto* store = s.as<ir::BufferStoreNode>())
+          written.insert(store->buffer->data.get());
+      });
+  for (const ir::Var& p : func->params) {
+    runtime::ParamSpec spec;
+    const ir::Buffer buffer = func.BufferOf(p);
+    if (buffer.defined()) {
+      spec.kind = runtime::ParamSpec::Kind::kTensor;
+      spec.name = buffer.name();
+      spec.dtype = ToDLType(buffer->dtype);
+      spec.alignment = buffer->alignment;
+      spec.written = written.contains(p.get());
+      slot_types.push_back(b_.getPtrTy());
+    } else if (p.dtype().is_scalar() && !p.dtype().is_handle()) {
+      spec.kind =
+          p.dtype().is_float() ? runtime::ParamSpec::Kind::kFloat : runtime::ParamSpec::Kind::kInt;
+      spec.name = p.name();
+      spec.dtype = ToDLType(p.dtype());
+      slot_types.push_back(TypeOf(p.dtype()));
+    } else {
+      return fail(absl::StrCat("parameter '", p.name(), "' of type ", p.dtype().ToString(),
+                               " is neither a scalar nor the data of a buffer"));
+    }
+    if (!slot_of.emplace(p.get(), static_cast<int>(slot_vars.size())).second) {
+      return fail(absl::StrCat("parameter '", p.name(), "' is listed twice"));
+    }
+    slot_vars.push_back(p.get());
+    sig.params.push_back(std::move(spec));
+  }
+  for (size_t i = 0; i < func->params.size(); ++i) {
+    const ir::Buffer buffer = func.BufferOf(func->params[i]);
+    if (!buffer.defined()) continue;
+    auto dim = [&](const ir::Expr& e, const std::string& what) -> absl::StatusOr<runtime::DimSpec> {
+      runtime::DimSpec d;
+      if (const int64_t* c = ir::AsConstInt(e)) {
+        d.value = *c;
+        return d;
+      }
+      const auto* var = e.as<ir::VarNode>();
+      if (var == nullptr || !var->dtype.is_integer() || var->dtype.is_vector()) {
+        return fail(absl::StrCat("buffer '", buffer.name(), "' ", what, " is ", ir::ToString(e),
+                                 "; the llvm backend takes a constant or an integer variable"));
+      }
+      auto [it, added] = slot_of.emplace(var, static_cast<int>(slot_vars.size()));
+      if (added) {
+        slot_vars.push_back(var);
+        slot_types.push_back(TypeOf(var->dtype));
+        sig.bound_vars.push_back({var->name, var->dtype.bits()});
+      }
+      d.slot = it->second;
+      return d;
+    };
+    for (int k = 0; k < buffer.ndim(); ++k) {
+      absl::StatusOr<runtime::DimSpec> d = dim(buffer->shape[k], absl::StrCat("shape[", k, "]"));
+      if (!d.ok()) return d.status();
+      sig.params[i].shape.push_back(*d);
+    }
+    if (!buffer->strides.empty() && static_cast<int>(buffer->strides.size()) != buffer.ndim()) {
+      return fail(absl::StrCat("buffer '", buffer.name(), "' has ", buffer->strides.size(),
+                               " strides for ", buffer.ndim(), " dimensions"));
+    }
+    for (size_t k = 0; k < buffer->strides.size(); ++k) {
+      absl::StatusOr<runtime::DimSpec> d =
+          dim(buffer->strides[k], absl::StrCat("strides[", k, "]"));
+      if (!d.ok()) return d.status();
+      sig.params[i].strides.push_back(*d);
+    }
+    // A variable elem_offset that nothing else defines is 0: element 0 sits at data +
+    // byte_offset, as the runtime passes it.
+    const auto* offset_var = buffer->elem_offset.as<ir::VarNode>();
+    if (offset_var != nullptr && !slot_of.contains(offset_var)) {
+      zero_offsets.push_back(offset_var);
+    } else if (buffer->elem_offset.defined() && !ir::IsConstInt(buffer->elem_offset, 0)) {
+      return fail(absl::StrCat("buffer '", buffer.name(), "' has elem_offset ",
+                               ir::ToString(buffer->elem_offset),
+                               "; element 0 must be at the tensor's data + byte_offset"));
+    }
+  }
+
+  // The body, with typed parameters.
+  llvm::Function* kernel =
+      NewFunction(func_name_ + ".body", llvm::FunctionType::get(b_.getInt32Ty(), slot_types, false),
+                  llvm::GlobalValue::InternalLinkage);
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    if (sig.params[i].kind != runtime::ParamSpec::Kind::kTensor) continue;
+    kernel->addParamAttr(i, llvm::Attribute::NoAlias);
+    kernel->addParamAttr(
+        i, llvm::Attribute::getWithAlignment(context_, llvm::Align(sig.params[i].alignment)));
+  }
+  function_ = kernel;
+  b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", kernel));
+  for (size_t k = 0; k < slot_vars.size(); ++k) {
+    kernel->getArg(k)->setName(slot_vars[k]->name);
+    Bind(slot_vars[k], kernel->getArg(k));
+  }
+  for (const ir::VarNode* v : zero_offsets) {
+    if (!vars_.contains(v)) Bind(v, llvm::ConstantInt::get(TypeOf(v->dtype), 0));
+  }
+  Emit(func->body);
+  // On failure the half-built module is dropped by the caller.
+  if (!error_.empty()) return fail(error_);
+  b_.CreateRet(b_.getInt32(0));
+
+  // The entry point: slots to typed arguments.
+  llvm::Function* entry =
+      NewFunction(func_name_, llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
+                  llvm::GlobalValue::ExternalLinkage);
+  entry->setVisibility(llvm::GlobalValue::ProtectedVisibility);
+  entry->setDSOLocal(true);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", entry));
+  std::vector<llvm::Value*> args;
+  for (size_t k = 0; k < slot_types.size(); ++k) {
+    llvm::Value* word = b_.CreateLoad(
+        b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), entry->getArg(0), k));
+    llvm::Type* type = slot_types[k];
+    if (type->isPointerTy()) {
+      args.push_back(b_.CreateIntToPtr(word, type));
+    } else if (type->isFloatingPointTy()) {
+      args.push_back(b_.CreateFPCast(b_.CreateBitCast(word, b_.getDoubleTy()), type));
+    } else {
+      args.push_back(b_.CreateTrunc(word, type));
+    }
+  }
+  b_.CreateRet(b_.CreateCall(kernel, args));
+  return sig;
+}
+
+void CodeGen::Finish(const std::vector<runtime::FunctionSignature>& signatures) {
+  llvm::Constant* json =
+      llvm::ConstantDataArray::getString(context_, runtime::SignaturesToJson(signatures), true);
+  auto* g =
+      new llvm::GlobalVariable(module_, json->getType(), true, llvm::GlobalValue::ExternalLinkage,
+                               json, runtime::kSignaturesSymbol);
+  g->setVisibility(llvm::GlobalValue::ProtectedVisibility);
+  g->setDSOLocal(true);
+}
+
+absl::StatusOr<GeneratedModule> GenerateModule(const std::vector<ir::PrimFunc>& funcs,
+                                               const LlvmTarget& target) {
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> tm = CreateTargetMachine(target);
+  if (!tm.ok()) return tm.status();
+  GeneratedModule out;
+  out.context = std::make_unique<llvm::LLVMContext>();
+  out.module = std::make_unique<llvm::Module>("tessel", *out.context);
+  out.module->setTargetTriple(target.triple);
+  out.module->setDataLayout((*tm)->createDataLayout());
+  CodeGen codegen(*out.context, *out.module, target);
+  for (const ir::PrimFunc& func : funcs) {
+    absl::StatusOr<runtime::FunctionSignature> sig = codegen.AddFunction(func);
+    if (!sig.ok()) return sig.status();
+    out.signatures.push_back(*std::move(sig));
+  }
+  codegen.Finish(out.signatures);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*out.module, &os)) {
+    return absl::InternalError(absl::StrCat("the llvm backend generated invalid IR: ", problems));
+  }
+  return out;
+}
+
+}  // namespace tessel::codegen::llvm_backend

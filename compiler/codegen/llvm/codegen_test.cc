@@ -1,0 +1,229 @@
+// The LLVM backend beyond what the interpreter's tests cover: parallel loops on the thread pool,
+// heap allocations, assertions, refused IR, fast-math flags, noalias and alignment, vector types,
+// and target strings.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "compiler/codegen/llvm/llvm_target.h"
+#include "compiler/driver/build.h"
+#include "compiler/ir/op.h"
+#include "compiler/runtime/ndarray.h"
+#include "compiler/runtime/thread_pool.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/te/compute.h"
+#include "compiler/te/reducer.h"
+#include "compiler/transforms/pipeline.h"
+
+namespace tessel::codegen::llvm_backend {
+namespace {
+
+using ir::Expr;
+using ir::Var;
+
+constexpr DLDataType kF32{kDLFloat, 32, 1};
+constexpr char kHost[] = "llvm -mcpu=native";
+
+Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
+
+runtime::NDArray Iota(std::vector<int64_t> shape, float scale = 1.0f) {
+  runtime::NDArray x = runtime::NDArray::Empty(std::move(shape), kF32);
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = scale * static_cast<float>(i);
+  return x;
+}
+
+// out[i] = a[i] * 2 + 1 over n elements, lowered with `schedule` applied to its one axis.
+ir::PrimFunc Axpy(int64_t n,
+                  const std::function<void(schedule::Schedule&, const te::Tensor&)>& schedule_fn,
+                  const char* name = "axpy") {
+  te::Tensor a = te::placeholder({Dim(n)}, ir::kFloat32, "a");
+  te::Tensor out = te::compute(
+      {Dim(n)}, [&](Var i) { return a(i) * 2.0f + 1.0f; }, "out");
+  schedule::Schedule s = schedule::create_schedule({out.op()});
+  schedule_fn(s, out);
+  absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, out}, name);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return *f;
+}
+
+const ir::IterVar& Axis(const te::Tensor& t, int k) {
+  return t.op().as<te::ComputeOpNode>()->axis[k];
+}
+
+TEST(CodegenTest, ParallelLoopRunsOnThePoolAndCoversEveryIteration) {
+  runtime::ThreadPool::Global().SetNumThreads(2);
+  for (int64_t n : {1, 2, 3, 1000, 1001}) {
+    ir::PrimFunc f = Axpy(n, [](schedule::Schedule& s, const te::Tensor& out) {
+      ASSERT_TRUE(s[out].parallel(Axis(out, 0)).ok());
+    });
+    absl::StatusOr<runtime::Module> m = driver::Build({f}, kHost);
+    ASSERT_TRUE(m.ok()) << m.status();
+    runtime::NDArray a = Iota({n}), out = runtime::NDArray::Empty({n}, kF32);
+    ASSERT_TRUE((*m->GetFunction("axpy"))({a.dl(), out.dl()}).ok());
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(out.data<float>()[i], 2.0f * i + 1.0f) << n << " " << i;
+  }
+}
+
+TEST(CodegenTest, NestedParallelLoopsAndPerTaskAllocations) {
+  // C[i, j] = sum_k A[i, k]: parallel rows and columns; a local accumulator per task.
+  const int rows = 37, cols = 5, depth = 11;
+  te::Tensor a = te::placeholder({Dim(rows), Dim(depth)}, ir::kFloat32, "A");
+  ir::IterVar k = te::reduce_axis({0, Dim(depth)}, "k");
+  te::Tensor c = te::compute(
+      {Dim(rows), Dim(cols)},
+      [&](Var i, Var j) { return te::sum(a(i, k) * ir::Cast(ir::kFloat32, j), {k}); }, "C");
+  schedule::Schedule s = schedule::create_schedule({c.op()});
+  absl::StatusOr<te::Tensor> acc = s.cache_write(c, "local");
+  ASSERT_TRUE(acc.ok());
+  ASSERT_TRUE(s[c].parallel(Axis(c, 0)).ok());
+  ASSERT_TRUE(s[c].parallel(Axis(c, 1)).ok());
+  ASSERT_TRUE(s[*acc].compute_at(s[c], Axis(c, 1)).ok());
+  absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, c}, "rowsum");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<runtime::Module> m = driver::Build({*f}, kHost);
+  ASSERT_TRUE(m.ok()) << m.status();
+  runtime::NDArray ta = Iota({rows, depth}, 0.5f), tc = runtime::NDArray::Empty({rows, cols}, kF32);
+  ASSERT_TRUE((*m->GetFunction("rowsum"))({ta.dl(), tc.dl()}).ok());
+  for (int i = 0; i < rows; ++i) {
+    float sum = 0;
+    for (int r = 0; r < depth; ++r) sum += ta.data<float>()[i * depth + r];
+    for (int j = 0; j < cols; ++j) ASSERT_FLOAT_EQ(tc.data<float>()[i * cols + j], sum * j);
+  }
+}
+
+TEST(CodegenTest, LargeAllocationsLiveOnTheHeap) {
+  // A 1 MiB intermediate (past the 64 KiB stack limit) between two stages.
+  const int n = 1 << 18;
+  te::Tensor a = te::placeholder({Dim(n)}, ir::kFloat32, "a");
+  te::Tensor mid = te::compute(
+      {Dim(n)}, [&](Var i) { return a(i) + 1.0f; }, "mid");
+  te::Tensor out = te::compute(
+      {Dim(n)}, [&](Var i) { return mid(n - 1 - i) * 3.0f; }, "out");
+  schedule::Schedule s = schedule::create_schedule({out.op()});
+  absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, out}, "reverse");
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::ostringstream ir_text;
+  driver::BuildOptions options;
+  options.dump_ir = &ir_text;
+  absl::StatusOr<runtime::Module> m = driver::Build({*f}, kHost, options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_NE(ir_text.str().find("@aligned_alloc"), std::string::npos);
+  runtime::NDArray ta = Iota({n}), tout = runtime::NDArray::Empty({n}, kF32);
+  ASSERT_TRUE((*m->GetFunction("reverse"))({ta.dl(), tout.dl()}).ok());
+  for (int i = 0; i < n; i += 997) ASSERT_EQ(tout.data<float>()[i], (n - 1 - i + 1.0f) * 3.0f);
+}
+
+TEST(CodegenTest, FailedAssertionReportsItsMessageAndFunction) {
+  ir::Var x("x");
+  ir::Buffer out = ir::Buffer::Declare("out", {1}, ir::kInt32);
+  ir::PrimFunc f("checked", {x, out->data}, {out},
+                 ir::AssertStmt(x > 0, "x must be positive", ir::BufferStore(out, x * 2, {0})));
+  absl::StatusOr<runtime::Module> m = driver::Build({f}, kHost);
+  ASSERT_TRUE(m.ok()) << m.status();
+  runtime::NDArray t = runtime::NDArray::Empty({1}, {kDLInt, 32, 1});
+  absl::StatusOr<runtime::Function> fn = m->GetFunction("checked");
+  ASSERT_TRUE((*fn)({int64_t{21}, t.dl()}).ok());
+  EXPECT_EQ(t.data<int32_t>()[0], 42);
+  const absl::Status bad = (*fn)({int64_t{-1}, t.dl()});
+  EXPECT_EQ(bad.message(), "function 'checked' failed: checked: x must be positive");
+}
+
+TEST(CodegenTest, GpuThreadBindingIsRefusedWithTheLoopAndTag) {
+  ir::PrimFunc f = Axpy(64, [](schedule::Schedule& s, const te::Tensor& out) {
+    ASSERT_TRUE(s[out].bind(Axis(out, 0), "threadIdx.x").ok());
+  });
+  absl::StatusOr<runtime::Module> m = driver::Build({f}, kHost);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(
+      m.status().message().find("is bound to threadIdx.x; the llvm target runs no GPU threads"),
+      std::string::npos)
+      << m.status();
+  EXPECT_NE(m.status().message().find("function 'axpy'"), std::string::npos) << m.status();
+}
+
+TEST(CodegenTest, DuplicateFunctionNamesAreRefused) {
+  ir::PrimFunc f = Axpy(8, [](schedule::Schedule&, const te::Tensor&) {});
+  absl::StatusOr<runtime::Module> m = driver::Build({f, f}, kHost);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(), "function 'axpy': a function of this name exists");
+}
+
+// The IR after optimization of a*b+c under a target string.
+std::string MultiplyAddIr(const std::string& target) {
+  const int n = 64;
+  te::Tensor a = te::placeholder({Dim(n)}, ir::kFloat32, "a");
+  te::Tensor b = te::placeholder({Dim(n)}, ir::kFloat32, "b");
+  te::Tensor out = te::compute(
+      {Dim(n)}, [&](Var i) { return a(i) * b(i) + 1.0f; }, "out");
+  schedule::Schedule s = schedule::create_schedule({out.op()});
+  auto split = s[out].split(Axis(out, 0), 16);
+  EXPECT_TRUE(split.ok());
+  EXPECT_TRUE(s[out].vectorize(split->inner).ok());
+  absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, b, out}, "fma");
+  std::ostringstream text;
+  driver::BuildOptions options;
+  options.dump_ir = &text;
+  absl::StatusOr<runtime::Module> m = driver::Build({*f}, target, options);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return text.str();
+}
+
+TEST(CodegenTest, FastMathFlagsOnlyWhereTheTargetAllowsThem) {
+  const std::string strict = MultiplyAddIr("llvm -mcpu=native");
+  EXPECT_EQ(strict.find("fmul fast"), std::string::npos);
+  EXPECT_EQ(strict.find("contract"), std::string::npos);
+  EXPECT_NE(strict.find("fmul <16 x float>"), std::string::npos);
+  EXPECT_NE(
+      MultiplyAddIr("llvm -mcpu=native -fast-math-contract").find("fmul contract <16 x float>"),
+      std::string::npos);
+  EXPECT_NE(MultiplyAddIr("llvm -mcpu=native -fast-math").find("fmul fast <16 x float>"),
+            std::string::npos);
+}
+
+TEST(CodegenTest, BufferArgumentsAreNoaliasAndAligned) {
+  const std::string text = MultiplyAddIr("llvm -mcpu=native");
+  EXPECT_NE(text.find("ptr noalias align 64 %a"), std::string::npos) << text.substr(0, 2000);
+  EXPECT_NE(text.find("ptr noalias align 64 %out"), std::string::npos);
+}
+
+TEST(TargetTest, TargetStringsAreCheckedAndResolved) {
+  absl::StatusOr<driver::Target> t = driver::Target::Parse("llvm -mcpu=znver3 -mattr=+avx2,+fma");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<LlvmTarget> resolved = ResolveLlvmTarget(*t);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->cpu, "znver3");
+  EXPECT_EQ(resolved->vector_bits, 256);
+  absl::StatusOr<LlvmTarget> native =
+      ResolveLlvmTarget(*driver::Target::Parse("llvm -mcpu=native"));
+  ASSERT_TRUE(native.ok());
+  EXPECT_NE(native->cpu, "native");
+  EXPECT_TRUE(native->is_host);
+
+  auto error = [](const std::string& text) {
+    absl::StatusOr<driver::Target> parsed = driver::Target::Parse(text);
+    if (!parsed.ok()) return std::string(parsed.status().message());
+    absl::StatusOr<LlvmTarget> r = ResolveLlvmTarget(*parsed);
+    return r.ok() ? std::string("ok") : std::string(r.status().message());
+  };
+  EXPECT_EQ(error("cuda"), "target 'cuda': unknown kind 'cuda' (known: llvm)");
+  EXPECT_EQ(error("llvm -mfoo=1"),
+            "target 'llvm -mfoo=1': option '-mfoo=1' is not known for kind 'llvm'");
+  EXPECT_EQ(error("llvm mcpu=x"), "target 'llvm mcpu=x': option 'mcpu=x' does not start with '-'");
+  EXPECT_EQ(error("llvm -mcpu"), "target 'llvm -mcpu': option '-mcpu' needs a value (-key=value)");
+  EXPECT_EQ(error("llvm -mcpu=a -mcpu=b"),
+            "target 'llvm -mcpu=a -mcpu=b': option '-mcpu=b' is given twice");
+  EXPECT_EQ(error("llvm -mcpu=pentium9"),
+            "target 'llvm -mcpu=pentium9': unknown -mcpu 'pentium9' for x86_64");
+  EXPECT_EQ(error("llvm -opt-level=7"),
+            "target 'llvm -opt-level=7': -opt-level must be 0, 1, 2 or 3, not '7'");
+  EXPECT_EQ(error("llvm -mattr=avx2"),
+            "target 'llvm -mattr=avx2': -mattr entry 'avx2' must start with + or -");
+  EXPECT_NE(error("llvm -mtriple=aarch64-linux-gnu -mcpu=native")
+                .find("-mcpu=native describes this host"),
+            std::string::npos);
+  EXPECT_NE(error("llvm -mtriple=nonsense-arch").find("unknown -mtriple"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessel::codegen::llvm_backend

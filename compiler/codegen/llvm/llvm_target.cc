@@ -1,0 +1,143 @@
+#include "compiler/codegen/llvm/llvm_target.h"
+
+#include <absl/status/status.h>
+#include <absl/strings/numbers.h>
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
+#include <absl/strings/str_split.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <mutex>
+
+namespace tessel::codegen::llvm_backend {
+namespace {
+
+// Features of the host CPU, "+a,-b,...".
+std::string HostFeatures() {
+  llvm::StringMap<bool> host;
+  std::vector<std::string> list;
+  if (llvm::sys::getHostCPUFeatures(host)) {
+    for (const auto& f : host)
+      list.push_back(absl::StrCat(f.getValue() ? "+" : "-", f.getKey().str()));
+  }
+  std::sort(list.begin(), list.end());
+  return absl::StrJoin(list, ",");
+}
+
+}  // namespace
+
+void InitializeLlvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+std::string LlvmTarget::ToString() const {
+  std::string out = absl::StrCat("llvm -mtriple=", triple, " -mcpu=", cpu);
+  if (!features.empty()) absl::StrAppend(&out, " -mattr=", features);
+  if (opt_level != 3) absl::StrAppend(&out, " -opt-level=", opt_level);
+  if (fast_math) {
+    absl::StrAppend(&out, " -fast-math");
+  } else if (fp_contract) {
+    absl::StrAppend(&out, " -fast-math-contract");
+  }
+  return out;
+}
+
+absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const driver::Target& target) {
+  InitializeLlvm();
+  if (target.kind() != "llvm") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("target '", target.ToString(), "' is not an llvm target"));
+  }
+  LlvmTarget out;
+  const std::string host_triple = llvm::sys::getDefaultTargetTriple();
+  out.triple = llvm::Triple::normalize(target.Option("mtriple").value_or(host_triple));
+  const llvm::Triple triple(out.triple);
+  const llvm::Triple host(host_triple);
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(out.triple, error);
+  if (llvm_target == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target '", target.ToString(), "': unknown -mtriple '", out.triple, "': ", error));
+  }
+  out.is_host = triple.getArch() == host.getArch() && triple.getOS() == host.getOS();
+  out.cpu = target.Option("mcpu").value_or("generic");
+  std::string features;
+  if (out.cpu == "native") {
+    if (triple.getArch() != host.getArch()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("target '", target.ToString(), "': -mcpu=native describes this host (",
+                       host.getArchName().str(), "), not ", triple.getArchName().str()));
+    }
+    out.cpu = llvm::sys::getHostCPUName().str();
+    features = HostFeatures();
+  }
+  if (std::optional<std::string> mattr = target.Option("mattr")) {
+    for (absl::string_view f : absl::StrSplit(*mattr, ',')) {
+      if (f.size() < 2 || (f[0] != '+' && f[0] != '-')) {
+        return absl::InvalidArgumentError(absl::StrCat("target '", target.ToString(),
+                                                       "': -mattr entry '", std::string(f),
+                                                       "' must start with + or -"));
+      }
+    }
+    features = features.empty() ? *mattr : absl::StrCat(features, ",", *mattr);
+  }
+  out.features = features;
+  if (std::optional<std::string> level = target.Option("opt-level")) {
+    if (!absl::SimpleAtoi(*level, &out.opt_level) || out.opt_level < 0 || out.opt_level > 3) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "target '", target.ToString(), "': -opt-level must be 0, 1, 2 or 3, not '", *level, "'"));
+    }
+  }
+  out.fast_math = target.HasFlag("fast-math");
+  out.fp_contract = out.fast_math || target.HasFlag("fast-math-contract");
+  // Check the CPU and features against LLVM's tables for the triple.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      llvm_target->createMCSubtargetInfo(out.triple, out.cpu, out.features));
+  if (info == nullptr || !info->isCPUStringValid(out.cpu)) {
+    return absl::InvalidArgumentError(absl::StrCat("target '", target.ToString(),
+                                                   "': unknown -mcpu '", out.cpu, "' for ",
+                                                   triple.getArchName().str()));
+  }
+  if (triple.isX86()) {
+    out.vector_bits = info->checkFeatures("+avx512f") ? 512
+                      : info->checkFeatures("+avx")   ? 256
+                                                      : 128;
+  } else {
+    out.vector_bits = 128;
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const LlvmTarget& target) {
+  InitializeLlvm();
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (llvm_target == nullptr) return absl::InvalidArgumentError(error);
+  llvm::TargetOptions options;
+  if (target.fp_contract) options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  const llvm::CodeGenOpt::Level level = target.opt_level == 0   ? llvm::CodeGenOpt::None
+                                        : target.opt_level == 1 ? llvm::CodeGenOpt::Less
+                                        : target.opt_level == 2 ? llvm::CodeGenOpt::Default
+                                                                : llvm::CodeGenOpt::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(llvm_target->createTargetMachine(
+      target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt, level));
+  if (tm == nullptr) {
+    return absl::InternalError(absl::StrCat("LLVM made no target machine for ", target.ToString()));
+  }
+  return tm;
+}
+
+}  // namespace tessel::codegen::llvm_backend

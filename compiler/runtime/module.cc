@@ -1,0 +1,225 @@
+#include "compiler/runtime/module.h"
+
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
+
+#include <bit>
+#include <limits>
+
+#include "compiler/runtime/dltype.h"
+#include "compiler/runtime/generated_abi.h"
+
+namespace tessel::runtime {
+namespace {
+
+// DLPack 0.8's code for bool; Debian's DLPack 0.6 header predates it.
+constexpr uint8_t kDLBoolCode = 6;
+
+bool TypeMatches(DLDataType got, DLDataType want) {
+  if (want.code == kDLBoolCode) {
+    return got.lanes == want.lanes && got.bits == 8 &&
+           (got.code == kDLUInt || got.code == kDLBoolCode);
+  }
+  return got.code == want.code && got.bits == want.bits && got.lanes == want.lanes;
+}
+
+bool FitsBits(int64_t value, int bits) {
+  if (bits >= 64) return true;
+  const int64_t bound = int64_t{1} << (bits - 1);
+  return value >= -bound && value < bound;
+}
+
+std::string DimText(const FunctionSignature& sig, const DimSpec& d) {
+  if (d.is_constant()) return absl::StrCat(d.value);
+  const size_t n = sig.params.size();
+  return static_cast<size_t>(d.slot) < n ? sig.params[d.slot].name
+                                         : sig.bound_vars[d.slot - n].name;
+}
+
+int SlotBits(const FunctionSignature& sig, int slot) {
+  const size_t n = sig.params.size();
+  return static_cast<size_t>(slot) < n ? sig.params[slot].dtype.bits
+                                       : sig.bound_vars[slot - n].bits;
+}
+
+}  // namespace
+
+absl::Status PackArguments(const FunctionSignature& sig, std::span<const Arg> args,
+                           std::vector<uint64_t>& slots) {
+  const std::vector<ParamSpec>& params = sig.params;
+  if (args.size() != params.size()) {
+    std::vector<std::string> names;
+    for (const ParamSpec& p : params) names.push_back(p.name);
+    return absl::InvalidArgumentError(
+        absl::StrCat("function '", sig.name, "' expects ", params.size(), " arguments (",
+                     absl::StrJoin(names, ", "), "), got ", args.size()));
+  }
+  auto error = [&](size_t i, const std::string& problem) {
+    return absl::InvalidArgumentError(absl::StrCat("function '", sig.name, "' argument ", i,
+                                                   " (parameter '", params[i].name,
+                                                   "'): ", problem));
+  };
+  slots.assign(sig.num_slots(), 0);
+  std::vector<bool> bound(sig.num_slots(), false);
+  // Each tensor's bytes [first, second); empty for scalars and empty tensors.
+  std::vector<std::pair<uintptr_t, uintptr_t>> extents(params.size(), {0, 0});
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamSpec& p = params[i];
+    if (p.kind == ParamSpec::Kind::kFloat) {
+      const double* d = std::get_if<double>(&args[i]);
+      if (d == nullptr)
+        return error(i, absl::StrCat("expects a double for ", DLTypeToString(p.dtype)));
+      slots[i] = std::bit_cast<uint64_t>(*d);
+      bound[i] = true;
+    } else if (p.kind == ParamSpec::Kind::kInt) {
+      const int64_t* v = std::get_if<int64_t>(&args[i]);
+      if (v == nullptr)
+        return error(i, absl::StrCat("expects an int64_t for ", DLTypeToString(p.dtype)));
+      const bool fits = p.dtype.code == kDLUInt && p.dtype.bits < 64
+                            ? *v >= 0 && *v < (int64_t{1} << p.dtype.bits)
+                            : FitsBits(*v, p.dtype.bits);
+      if (!fits) return error(i, absl::StrCat(*v, " does not fit ", DLTypeToString(p.dtype)));
+      slots[i] = static_cast<uint64_t>(*v);
+      bound[i] = true;
+    }
+  }
+  // Binds or checks one shape or stride entry of argument i.
+  auto match = [&](size_t i, const DimSpec& spec, int64_t got,
+                   const std::string& what) -> absl::Status {
+    if (spec.is_constant()) {
+      if (got != spec.value)
+        return error(i, absl::StrCat(what, " is ", got, ", expected ", spec.value));
+      return absl::OkStatus();
+    }
+    const int64_t have = static_cast<int64_t>(slots[spec.slot]);
+    if (bound[spec.slot]) {
+      if (got != have) {
+        return error(i, absl::StrCat(what, " is ", got, " but must equal ", DimText(sig, spec),
+                                     " = ", have));
+      }
+      return absl::OkStatus();
+    }
+    if (!FitsBits(got, SlotBits(sig, spec.slot))) {
+      return error(
+          i, absl::StrCat(what, " = ", got, " does not fit variable '", DimText(sig, spec), "'"));
+    }
+    slots[spec.slot] = static_cast<uint64_t>(got);
+    bound[spec.slot] = true;
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamSpec& p = params[i];
+    if (p.kind != ParamSpec::Kind::kTensor) continue;
+    DLTensor* const* tp = std::get_if<DLTensor*>(&args[i]);
+    if (tp == nullptr || *tp == nullptr) return error(i, "expects a tensor (a non-null DLTensor*)");
+    const DLTensor& t = **tp;
+    if (t.device.device_type != kDLCPU) {
+      return error(i, absl::StrCat("the tensor is on device type ", t.device.device_type,
+                                   "; this function runs on the host (kDLCPU)"));
+    }
+    std::vector<std::string> dims;
+    for (const DimSpec& d : p.shape) dims.push_back(DimText(sig, d));
+    const std::string expected =
+        absl::StrCat(DLTypeToString(p.dtype), " tensor of rank ", p.shape.size(), " (shape [",
+                     absl::StrJoin(dims, ", "), "])");
+    if (t.ndim != static_cast<int>(p.shape.size())) {
+      return error(i, absl::StrCat("expects a ", expected, ", got rank ", t.ndim));
+    }
+    if (!TypeMatches(t.dtype, p.dtype)) {
+      return error(
+          i, absl::StrCat("expects a ", expected, ", got ", DLTypeToString(t.dtype), " elements"));
+    }
+    if (t.ndim > 0 && t.shape == nullptr) return error(i, "the tensor has no shape");
+    bool empty = false;
+    for (int k = 0; k < t.ndim; ++k) {
+      if (t.shape[k] < 0) return error(i, absl::StrCat("negative shape[", k, "] ", t.shape[k]));
+      empty |= t.shape[k] == 0;
+      if (absl::Status s = match(i, p.shape[k], t.shape[k], absl::StrCat("shape[", k, "]"));
+          !s.ok()) {
+        return s;
+      }
+    }
+    int64_t compact = 1;
+    for (int k = t.ndim - 1; k >= 0; --k) {
+      const int64_t stride = t.strides != nullptr ? t.strides[k] : compact;
+      const std::string what = absl::StrCat("strides[", k, "]");
+      if (p.strides.empty()) {
+        if (t.shape[k] > 1 && stride != compact) {
+          return error(i, absl::StrCat("needs a compact row-major tensor, but ", what, " is ",
+                                       stride, " instead of ", compact));
+        }
+      } else if (absl::Status s = match(i, p.strides[k], stride, what); !s.ok()) {
+        return s;
+      }
+      compact *= std::max<int64_t>(t.shape[k], 1);
+    }
+    char* data = static_cast<char*>(t.data);
+    if (data == nullptr && !empty) return error(i, "the tensor's data is null");
+    if (data != nullptr) data += t.byte_offset;
+    if (!empty && reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(p.alignment) != 0) {
+      return error(i, absl::StrCat("data + byte_offset must be ", p.alignment,
+                                   "-byte aligned (NDArray::Empty allocates so)"));
+    }
+    slots[i] = reinterpret_cast<uintptr_t>(data);
+    if (!empty) {
+      int64_t last = compact - 1;  // the offset of the last element
+      if (t.strides != nullptr) {
+        last = 0;
+        for (int k = 0; k < t.ndim; ++k) last += (t.shape[k] - 1) * t.strides[k];
+      }
+      const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+      const uintptr_t bytes =
+          static_cast<uintptr_t>(last + 1) * ((t.dtype.bits + 7) / 8) * t.dtype.lanes;
+      extents[i] = {begin, begin + bytes};
+    }
+  }
+  // The code assumes a written tensor shares no memory with another argument (noalias).
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i].written || extents[i].first == extents[i].second) continue;
+    for (size_t j = 0; j < params.size(); ++j) {
+      if (j == i || extents[j].first == extents[j].second) continue;
+      if (extents[i].first < extents[j].second && extents[j].first < extents[i].second) {
+        return error(i, absl::StrCat("overlaps argument ", j, " (parameter '", params[j].name,
+                                     "') in memory; the function writes '", params[i].name,
+                                     "' and assumes no other argument aliases it"));
+      }
+    }
+  }
+  for (size_t k = params.size(); k < bound.size(); ++k) {
+    if (!bound[k]) {
+      return absl::InvalidArgumentError(absl::StrCat("function '", sig.name,
+                                                     "': no argument defines variable '",
+                                                     sig.bound_vars[k - params.size()].name, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Function::operator()(std::span<const Arg> args) const {
+  std::vector<uint64_t> slots;
+  if (absl::Status s = PackArguments(*signature_, args, slots); !s.ok()) return s;
+  if (entry_(slots.data()) != 0) {
+    return absl::InternalError(
+        absl::StrCat("function '", signature_->name, "' failed: ", TakeGeneratedError()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Function> Module::GetFunction(const std::string& name) const {
+  for (const FunctionSignature& sig : node_->signatures()) {
+    if (sig.name != name) continue;
+    absl::StatusOr<EntryFn> entry = node_->Entry(name);
+    if (!entry.ok()) return entry.status();
+    return Function(node_, *entry, &sig);
+  }
+  return absl::NotFoundError(absl::StrCat("no function '", name, "' in the module (it has: ",
+                                          absl::StrJoin(FunctionNames(), ", "), ")"));
+}
+
+std::vector<std::string> Module::FunctionNames() const {
+  std::vector<std::string> names;
+  for (const FunctionSignature& sig : node_->signatures()) names.push_back(sig.name);
+  return names;
+}
+
+}  // namespace tessel::runtime

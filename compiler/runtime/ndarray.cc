@@ -1,0 +1,202 @@
+#include "compiler/runtime/ndarray.h"
+
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+#include "compiler/runtime/dltensor.h"
+#include "compiler/runtime/dltype.h"
+#include "compiler/support/check.h"
+
+namespace tessel::runtime {
+
+// The tensor behind every handle. `tensor.shape` and `tensor.strides` point into the vectors
+// here, so a Container never moves.
+struct NDArray::Container {
+  Container() = default;
+  Container(const Container&) = delete;
+  Container& operator=(const Container&) = delete;
+  ~Container() {
+    if (storage != nullptr) ::operator delete (storage, std::align_val_t{kAllocAlignment});
+    if (source != nullptr && source->deleter != nullptr) source->deleter(source);
+  }
+
+  // Points tensor.shape and tensor.strides at the vectors (strides: null when there are none).
+  void LinkArrays() {
+    tensor.ndim = static_cast<int>(shape.size());
+    tensor.shape = shape.data();
+    tensor.strides = strides.empty() ? nullptr : strides.data();
+  }
+
+  DLTensor tensor{};
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;       // empty: compact row-major
+  void* storage = nullptr;            // Empty's allocation
+  DLManagedTensor* source = nullptr;  // FromDLPack's tensor, handed back through its deleter
+};
+
+namespace {
+
+std::string ShapeToString(const std::vector<int64_t>& shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+}
+
+// What ToDLPack hands out: the DLManagedTensor and the reference that keeps the tensor alive.
+template <class Container>
+struct Export {
+  std::shared_ptr<Container> keep;
+  DLManagedTensor managed{};
+};
+
+// A compact tensor of `like`'s shape and dtype over `bytes`.
+DLTensor CompactView(const DLTensor& like, void* bytes) {
+  DLTensor view = like;
+  view.data = bytes;
+  view.strides = nullptr;
+  view.byte_offset = 0;
+  return view;
+}
+
+}  // namespace
+
+NDArray NDArray::Empty(std::vector<int64_t> shape, DLDataType dtype) {
+  TESSEL_CHECK(dtype.bits > 0 && dtype.lanes > 0) << "dtype " << DLTypeToString(dtype);
+  int64_t bytes = DLTypeBytes(dtype);
+  for (int64_t extent : shape) {
+    TESSEL_CHECK(extent >= 0) << "negative extent in " << ShapeToString(shape);
+    const bool overflow = __builtin_mul_overflow(bytes, extent, &bytes);
+    TESSEL_CHECK(!overflow) << "size overflows int64: " << ShapeToString(shape);
+  }
+  // Whole alignment units, at least one, so that data is never null and the end of the last
+  // element is padded to an aligned boundary.
+  const size_t units = (static_cast<size_t>(bytes) + kAllocAlignment - 1) / kAllocAlignment;
+  auto container = std::make_shared<Container>();
+  container->storage = ::operator new (std::max<size_t>(units, 1) * kAllocAlignment,
+                                       std::align_val_t{kAllocAlignment});
+  container->shape = std::move(shape);
+  container->LinkArrays();
+  container->tensor.data = container->storage;
+  container->tensor.device = {kDLCPU, 0};
+  container->tensor.dtype = dtype;
+  container->tensor.byte_offset = 0;
+  return NDArray(std::move(container));
+}
+
+absl::StatusOr<NDArray> NDArray::FromDLPack(DLManagedTensor* managed) {
+  if (managed == nullptr) return absl::InvalidArgumentError("FromDLPack: null DLManagedTensor");
+  const DLTensor& t = managed->dl_tensor;
+  if (t.device.device_type != kDLCPU) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("FromDLPack: the tensor is on device type ", t.device.device_type, " (id ",
+                     t.device.device_id, "); only host tensors (kDLCPU = 1) are accepted"));
+  }
+  if (t.ndim < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("FromDLPack: negative ndim ", t.ndim));
+  }
+  if (t.ndim > 0 && t.shape == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("FromDLPack: null shape for a tensor of ndim ", t.ndim));
+  }
+  std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
+  for (int64_t extent : shape) {
+    if (extent < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("FromDLPack: negative extent in shape ", ShapeToString(shape)));
+    }
+  }
+  if (t.dtype.bits == 0 || t.dtype.lanes == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("FromDLPack: dtype ", DLTypeToString(t.dtype), " has no size"));
+  }
+  if (t.data == nullptr && runtime::NumElements(t) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("FromDLPack: null data for a tensor of shape ", ShapeToString(shape)));
+  }
+  auto container = std::make_shared<Container>();
+  container->shape = std::move(shape);
+  if (t.strides != nullptr) container->strides.assign(t.strides, t.strides + t.ndim);
+  container->LinkArrays();
+  container->tensor.data = t.data;
+  container->tensor.device = t.device;
+  container->tensor.dtype = t.dtype;
+  container->tensor.byte_offset = t.byte_offset;
+  container->source = managed;
+  return NDArray(std::move(container));
+}
+
+DLManagedTensor* NDArray::ToDLPack() const {
+  TESSEL_CHECK(defined()) << "ToDLPack of a null NDArray";
+  auto* out = new Export<Container>{container_, {}};
+  out->managed.dl_tensor = container_->tensor;
+  out->managed.manager_ctx = out;
+  out->managed.deleter = [](DLManagedTensor* self) {
+    delete static_cast<Export<Container>*>(self->manager_ctx);
+  };
+  return &out->managed;
+}
+
+const DLTensor* NDArray::dl() const {
+  TESSEL_CHECK(defined()) << "use of a null NDArray";
+  return &container_->tensor;
+}
+
+DLTensor* NDArray::dl() {
+  TESSEL_CHECK(defined()) << "use of a null NDArray";
+  return &container_->tensor;
+}
+
+const std::vector<int64_t>& NDArray::shape() const {
+  TESSEL_CHECK(defined()) << "use of a null NDArray";
+  return container_->shape;
+}
+
+int64_t NDArray::NumElements() const { return runtime::NumElements(*dl()); }
+
+int64_t NDArray::NumBytes() const { return NumElements() * DLTypeBytes(dtype()); }
+
+bool NDArray::IsContiguous() const { return IsCompact(*dl()); }
+
+void* NDArray::FirstElement() const {
+  const DLTensor* t = dl();
+  return static_cast<char*>(t->data) + t->byte_offset;
+}
+
+absl::Status NDArray::CopyFrom(const NDArray& other) {
+  if (!SameDLType(dtype(), other.dtype())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CopyFrom: source dtype ", DLTypeToString(other.dtype()),
+                     " differs from destination dtype ", DLTypeToString(dtype())));
+  }
+  if (shape() != other.shape()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CopyFrom: source shape ", ShapeToString(other.shape()),
+                     " differs from destination shape ", ShapeToString(shape())));
+  }
+  CopyElements(*other.dl(), *dl());
+  return absl::OkStatus();
+}
+
+absl::Status NDArray::CopyFromBytes(const void* bytes, size_t nbytes) {
+  if (static_cast<int64_t>(nbytes) != NumBytes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CopyFromBytes: ", nbytes, " bytes given, the tensor of shape ", ShapeToString(shape()),
+        " and dtype ", DLTypeToString(dtype()), " holds ", NumBytes()));
+  }
+  CopyElements(CompactView(*dl(), const_cast<void*>(bytes)), *dl());
+  return absl::OkStatus();
+}
+
+absl::Status NDArray::CopyToBytes(void* bytes, size_t nbytes) const {
+  if (static_cast<int64_t>(nbytes) != NumBytes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CopyToBytes: room for ", nbytes, " bytes given, the tensor of shape ",
+        ShapeToString(shape()), " and dtype ", DLTypeToString(dtype()), " holds ", NumBytes()));
+  }
+  CopyElements(*dl(), CompactView(*dl(), bytes));
+  return absl::OkStatus();
+}
+
+}  // namespace tessel::runtime

@@ -1,0 +1,93 @@
+#pragma once
+
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+// NDArray: a reference-counted handle to a tensor in host memory (kDLCPU). Copying a handle
+// shares the tensor; the storage is freed when the last handle drops. A default-constructed
+// handle is null (defined() is false); using its tensor is a bug.
+//
+// Storage comes from Empty (owned, kAllocAlignment-aligned, compact row-major) or from
+// FromDLPack (borrowed from another framework without copying, with that tensor's strides and
+// byte_offset kept as they are). ToDLPack lends the tensor back out the same way.
+//
+// Thread safety: handles may be copied and dropped from any thread. The elements are not
+// synchronised: concurrent writers must coordinate.
+namespace tessel::runtime {
+
+// The alignment, in bytes, of every Empty allocation. Generated code assumes it (aligned vector
+// loads), so it is part of the contract.
+inline constexpr size_t kAllocAlignment = 64;
+
+class NDArray {
+ public:
+  NDArray() = default;
+
+  // A fresh compact tensor of the given extents (each >= 0; an extent of 0 gives an empty
+  // tensor whose data is still a valid aligned pointer). The contents are unspecified.
+  static NDArray Empty(std::vector<int64_t> shape, DLDataType dtype);
+
+  // Takes ownership of `managed` without copying: its deleter runs when the last handle drops.
+  // Strides and byte_offset are kept. Errors (InvalidArgument, and `managed` stays the caller's
+  // to delete): null, a device other than kDLCPU, a negative ndim or extent, a null shape with
+  // ndim > 0, null data for a non-empty tensor.
+  static absl::StatusOr<NDArray> FromDLPack(DLManagedTensor* managed);
+
+  // A DLManagedTensor viewing this tensor without copying; the storage lives until both the
+  // consumer has called its deleter and every handle has dropped. The consumer must call the
+  // deleter exactly once.
+  DLManagedTensor* ToDLPack() const;
+
+  bool defined() const { return container_ != nullptr; }
+  // Whether both handles share one tensor.
+  bool same_as(const NDArray& other) const { return container_ == other.container_; }
+
+  // The tensor. Its shape and strides arrays stay valid as long as the tensor lives; they
+  // must not be modified.
+  const DLTensor* dl() const;
+  DLTensor* dl();
+  const std::vector<int64_t>& shape() const;
+  DLDataType dtype() const { return dl()->dtype; }
+  int64_t NumElements() const;
+  // Bytes of the elements, NumElements() * DLTypeBytes(dtype()): the size of the compact
+  // row-major content whatever the strides.
+  int64_t NumBytes() const;
+  // Whether the elements are compact and row-major (dltensor.h's IsCompact).
+  bool IsContiguous() const;
+
+  // The address of element 0 (data + byte_offset), as T*. T is not checked against dtype().
+  template <class T>
+  T* data() {
+    return static_cast<T*>(FirstElement());
+  }
+  template <class T>
+  const T* data() const {
+    return static_cast<const T*>(FirstElement());
+  }
+
+  // Copies the elements of `other` into this tensor, strides on either side respected.
+  // InvalidArgument when dtype or shape differ.
+  absl::Status CopyFrom(const NDArray& other);
+  // Copies `nbytes` of compact row-major content into this tensor. InvalidArgument unless
+  // nbytes == NumBytes().
+  absl::Status CopyFromBytes(const void* bytes, size_t nbytes);
+  // Writes this tensor's content, compact and row-major, to `bytes`. InvalidArgument unless
+  // nbytes == NumBytes().
+  absl::Status CopyToBytes(void* bytes, size_t nbytes) const;
+
+ private:
+  struct Container;
+  explicit NDArray(std::shared_ptr<Container> container) : container_(std::move(container)) {}
+  void* FirstElement() const;
+
+  std::shared_ptr<Container> container_;
+};
+
+}  // namespace tessel::runtime
