@@ -1,10 +1,12 @@
-// First end-to-end check: a matmul, default and tiled schedules, lowered and interpreted.
+// First end-to-end check: a matmul, default and tiled schedules, and a conv2d, lowered and run on
+// each backend against naive C++ loops.
 #include <gtest/gtest.h>
 
 #include "compiler/codegen/interp/interp.h"
 #include "compiler/ir/printer.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
+#include "compiler/testing/backends.h"
 #include "compiler/testing/host_tensor.h"
 #include "compiler/testing/workloads.h"
 #include "compiler/transforms/pipeline.h"
@@ -15,7 +17,9 @@ namespace {
 using ir::Var;
 using testing::HostTensor;
 
-TEST(LowerSmokeTest, MatmulDefaultAndTiled) {
+class LowerSmokeTest : public ::testing::TestWithParam<testing::Backend> {};
+
+TEST_P(LowerSmokeTest, MatmulDefaultAndTiled) {
   const int n = 13, m = 11, l = 9;
   Tensor A = te::placeholder({n, l}, ir::kFloat32, "A");
   Tensor B = te::placeholder({l, m}, ir::kFloat32, "B");
@@ -48,16 +52,14 @@ TEST(LowerSmokeTest, MatmulDefaultAndTiled) {
     options.verify_each_pass = true;
     absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {A, B, C}, "matmul", options);
     ASSERT_TRUE(f.ok()) << f.status();
-    absl::StatusOr<interp::Program> p = interp::Program::Compile(*f);
-    ASSERT_TRUE(p.ok()) << p.status();
     HostTensor c({n, m});
-    absl::Status st = p->Run({a.dl(), b.dl(), c.dl()});
+    absl::Status st = testing::RunOn(GetParam(), *f, {a.dl(), b.dl(), c.dl()});
     ASSERT_TRUE(st.ok()) << st;
     EXPECT_EQ(testing::Compare(c, expected), "") << "variant " << variant;
   }
 }
 
-TEST(LowerSmokeTest, Conv2dStride2PaddingAgainstNaiveLoops) {
+TEST_P(LowerSmokeTest, Conv2dStride2PaddingAgainstNaiveLoops) {
   const int c = 3, size = 9, f = 4, kernel = 3, stride = 2, pad = 1;
   testing::Conv2d w = testing::MakeConv2d(1, c, size, f, kernel, stride, pad);
   const int out = (size + 2 * pad - kernel) / stride + 1;
@@ -83,9 +85,12 @@ TEST(LowerSmokeTest, Conv2dStride2PaddingAgainstNaiveLoops) {
   absl::StatusOr<ir::PrimFunc> fn =
       transforms::Lower(create_schedule({w.C.op()}), w.args, "conv2d");
   ASSERT_TRUE(fn.ok()) << fn.status();
-  ASSERT_TRUE(interp::Run(*fn, {a.dl(), wt.dl(), got.dl()}).ok());
+  ASSERT_TRUE(testing::RunOn(GetParam(), *fn, {a.dl(), wt.dl(), got.dl()}).ok());
   EXPECT_EQ(testing::Compare(got, expected, 1e-5, 1e-5), "");
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, LowerSmokeTest, ::testing::ValuesIn(testing::AllBackends()),
+                         testing::BackendParamName());
 
 }  // namespace
 }  // namespace tessel::schedule

@@ -26,6 +26,10 @@ class CodeGen {
   absl::StatusOr<runtime::FunctionSignature> AddFunction(const ir::PrimFunc& func);
   // Defines the runtime hook globals and the signatures constant (runtime/generated_abi.h).
   void Finish(const std::vector<runtime::FunctionSignature>& signatures);
+  // (function, host symbol) for every call_extern generated so far.
+  const std::vector<std::pair<std::string, std::string>>& extern_calls() const {
+    return extern_calls_;
+  }
 
  private:
   // Types: registers (bool as i1) and memory (bool as i8).
@@ -35,6 +39,9 @@ class CodeGen {
   // Expressions.
   llvm::Value* Emit(const ir::Expr& e);
   llvm::Value* EmitBinaryValues(ir::NodeKind kind, ir::DataType t, llvm::Value* a, llvm::Value* b);
+  // For signed a / b truncated toward zero with remainder r: whether the quotient is one above
+  // the floor (i1, lane-wise).
+  llvm::Value* TruncationRoundedUp(llvm::Value* r, llvm::Value* b);
   llvm::Value* EmitCast(ir::DataType to, ir::DataType from, llvm::Value* v);
   llvm::Value* EmitIfThenElse(const ir::CallNode* op);
   llvm::Value* EmitCall(const ir::CallNode* op);
@@ -95,6 +102,7 @@ class CodeGen {
   llvm::Value* mask_ = nullptr;
   int parallel_depth_ = 0;
   int outlined_count_ = 0;
+  std::vector<std::pair<std::string, std::string>> extern_calls_;
   std::string error_;
 };
 

@@ -173,6 +173,7 @@ llvm::Value* CodeGen::EmitCallExtern(const ir::CallNode* op) {
     args.push_back(Emit(op->args[i]));
     types.push_back(args.back()->getType());
   }
+  extern_calls_.emplace_back(func_name_, name->value);
   llvm::Function* fn = DeclareFunction(name->value, TypeOf(op->dtype), types);
   if (fn == nullptr) return Poison(op->dtype);
   return b_.CreateCall(fn, args);

@@ -12,6 +12,22 @@ using ir::NodeKind;
 
 bool IsSigned(ir::DataType t) { return t.is_int(); }
 
+// The operands of a two-operand node (each has its own node type).
+std::pair<const ir::Expr*, const ir::Expr*> BinaryOperands(const ir::Expr& e) {
+  switch (e.kind()) {
+#define TESSEL_X(name)                       \
+  case NodeKind::k##name: {                  \
+    const auto* op = e.as<ir::name##Node>(); \
+    return {&op->a, &op->b};                 \
+  }
+    TESSEL_IR_BINARY_NODES(TESSEL_X)
+#undef TESSEL_X
+    default:
+      break;
+  }
+  return {nullptr, nullptr};
+}
+
 }  // namespace
 
 llvm::Type* CodeGen::TypeOf(ir::DataType t) {
@@ -104,10 +120,9 @@ llvm::Value* CodeGen::EmitIndex(const ir::Expr& e) {
       case NodeKind::kMod:
       case NodeKind::kMin:
       case NodeKind::kMax: {
-        // Every binary node has one layout (ir::BinaryNode).
-        const auto* op = static_cast<const ir::AddNode*>(e.get());
-        llvm::Value* a = EmitIndex(op->a);
-        llvm::Value* b = EmitIndex(op->b);
+        const auto [lhs, rhs] = BinaryOperands(e);
+        llvm::Value* a = EmitIndex(*lhs);
+        llvm::Value* b = EmitIndex(*rhs);
         return EmitBinaryValues(e.kind(), ir::DataType::Int(64, t.lanes()), a, b);
       }
       default:
@@ -139,6 +154,13 @@ llvm::Value* CodeGen::EmitCast(ir::DataType to, ir::DataType from, llvm::Value* 
   return b_.CreateIntCast(v, type, IsSigned(from));
 }
 
+llvm::Value* CodeGen::TruncationRoundedUp(llvm::Value* r, llvm::Value* b) {
+  // The remainder is non-zero and its sign differs from the divisor's.
+  llvm::Value* zero = llvm::Constant::getNullValue(r->getType());
+  return b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                      b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+}
+
 llvm::Value* CodeGen::EmitBinaryValues(NodeKind kind, ir::DataType t, llvm::Value* a,
                                        llvm::Value* b) {
   const bool is_float = t.is_float();
@@ -161,13 +183,9 @@ llvm::Value* CodeGen::EmitBinaryValues(NodeKind kind, ir::DataType t, llvm::Valu
         return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
       }
       if (!is_signed) return b_.CreateUDiv(a, b);
-      // q - 1 when the remainder is non-zero and its sign differs from the divisor's.
+      // q - 1 when truncation rounded up.
       llvm::Value* q = b_.CreateSDiv(a, b);
-      llvm::Value* r = b_.CreateSRem(a, b);
-      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* adjust =
-          b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      llvm::Value* adjust = TruncationRoundedUp(b_.CreateSRem(a, b), b);
       return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
     }
     case NodeKind::kFloorMod: {
@@ -177,11 +195,7 @@ llvm::Value* CodeGen::EmitBinaryValues(NodeKind kind, ir::DataType t, llvm::Valu
       }
       if (!is_signed) return b_.CreateURem(a, b);
       llvm::Value* r = b_.CreateSRem(a, b);
-      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* adjust =
-          b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
-      return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+      return b_.CreateSelect(TruncationRoundedUp(r, b), b_.CreateAdd(r, b), r);
     }
     case NodeKind::kMin:
       if (is_float) return b_.CreateSelect(b_.CreateFCmpOLT(a, b), a, b);

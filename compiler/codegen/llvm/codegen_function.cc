@@ -1,6 +1,7 @@
 // Functions: signatures, the entry point that unpacks slots, the typed body, module hooks.
 #include <absl/container/flat_hash_set.h>
 #include <absl/strings/str_cat.h>
+#include <dlfcn.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -79,9 +80,11 @@ llvm::Function* CodeGen::DeclareFunction(const std::string& name, llvm::Type* re
 
 llvm::GlobalVariable* CodeGen::HookGlobal(const char* name) {
   if (llvm::GlobalVariable* g = module_.getNamedGlobal(name)) return g;
-  auto* g =
-      new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage,
-                               llvm::ConstantPointerNull::get(b_.getPtrTy()), name);
+  // Module::getOrInsertGlobal creates it (a `new GlobalVariable` here trips GCC's
+  // mismatched-new-delete warning on LLVM's placement allocation).
+  auto* g = llvm::cast<llvm::GlobalVariable>(module_.getOrInsertGlobal(name, b_.getPtrTy()));
+  g->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  g->setInitializer(llvm::ConstantPointerNull::get(b_.getPtrTy()));
   // Exported for the loader, but never preempted: references stay inside the module.
   g->setVisibility(llvm::GlobalValue::ProtectedVisibility);
   g->setDSOLocal(true);
@@ -240,9 +243,11 @@ absl::StatusOr<runtime::FunctionSignature> CodeGen::AddFunction(const ir::PrimFu
 void CodeGen::Finish(const std::vector<runtime::FunctionSignature>& signatures) {
   llvm::Constant* json =
       llvm::ConstantDataArray::getString(context_, runtime::SignaturesToJson(signatures), true);
-  auto* g =
-      new llvm::GlobalVariable(module_, json->getType(), true, llvm::GlobalValue::ExternalLinkage,
-                               json, runtime::kSignaturesSymbol);
+  auto* g = llvm::cast<llvm::GlobalVariable>(
+      module_.getOrInsertGlobal(runtime::kSignaturesSymbol, json->getType()));
+  g->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  g->setConstant(true);
+  g->setInitializer(json);
   g->setVisibility(llvm::GlobalValue::ProtectedVisibility);
   g->setDSOLocal(true);
 }
@@ -263,6 +268,18 @@ absl::StatusOr<GeneratedModule> GenerateModule(const std::vector<ir::PrimFunc>& 
     out.signatures.push_back(*std::move(sig));
   }
   codegen.Finish(out.signatures);
+  // Code for this host links against this process: a call_extern name it lacks would fail at
+  // link time with a message that does not name it.
+  if (target.is_host) {
+    for (const auto& [function, symbol] : codegen.extern_calls()) {
+      if (dlsym(RTLD_DEFAULT, symbol.c_str()) == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "function '", function, "': call_extern '", symbol,
+            "' names no function of this process (host functions must be exported, e.g. by "
+            "linking the executable with -rdynamic)"));
+      }
+    }
+  }
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*out.module, &os)) {

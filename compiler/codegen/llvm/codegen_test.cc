@@ -15,6 +15,11 @@
 #include "compiler/te/reducer.h"
 #include "compiler/transforms/pipeline.h"
 
+// A host function that generated code calls by name (the test binary exports it: -rdynamic).
+extern "C" __attribute__((used, retain)) int64_t tessel_codegen_test_triple(int64_t x) {
+  return 3 * x;
+}
+
 namespace tessel::codegen::llvm_backend {
 namespace {
 
@@ -140,6 +145,34 @@ TEST(CodegenTest, GpuThreadBindingIsRefusedWithTheLoopAndTag) {
       std::string::npos)
       << m.status();
   EXPECT_NE(m.status().message().find("function 'axpy'"), std::string::npos) << m.status();
+}
+
+TEST(CodegenTest, CallExternCallsAHostFunctionByName) {
+  ir::Buffer out = ir::Buffer::Declare("out", {4}, ir::kInt64);
+  ir::Var i("i");
+  ir::Expr call = ir::Call(ir::kInt64, ir::Intrinsic::kCallExtern,
+                           {ir::StringImm("tessel_codegen_test_triple"), ir::Cast(ir::kInt64, i)});
+  ir::PrimFunc f("extern_call", {out->data}, {out},
+                 ir::For(i, 0, 4, ir::ForKind::kSerial, ir::BufferStore(out, call, {i})));
+  absl::StatusOr<runtime::Module> m = driver::Build({f}, kHost);
+  ASSERT_TRUE(m.ok()) << m.status();
+  runtime::NDArray t = runtime::NDArray::Empty({4}, {kDLInt, 64, 1});
+  ASSERT_TRUE((*m->GetFunction("extern_call"))({t.dl()}).ok());
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(t.data<int64_t>()[k], 3 * k);
+
+  // A name the process does not define is refused, naming both functions.
+  ir::PrimFunc missing("missing_call", {out->data}, {out},
+                       ir::BufferStore(out,
+                                       ir::Call(ir::kInt64, ir::Intrinsic::kCallExtern,
+                                                {ir::StringImm("no_such_function_anywhere")}),
+                                       {0}));
+  absl::StatusOr<runtime::Module> bad = driver::Build({missing}, kHost);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                "function 'missing_call': call_extern 'no_such_function_anywhere' names no "
+                "function of this process"),
+            std::string::npos)
+      << bad.status();
 }
 
 TEST(CodegenTest, DuplicateFunctionNamesAreRefused) {
