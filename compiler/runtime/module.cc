@@ -12,13 +12,9 @@
 namespace tessel::runtime {
 namespace {
 
-// DLPack 0.8's code for bool; Debian's DLPack 0.6 header predates it.
-constexpr uint8_t kDLBoolCode = 6;
-
 bool TypeMatches(DLDataType got, DLDataType want) {
-  if (want.code == kDLBoolCode) {
-    return got.lanes == want.lanes && got.bits == 8 &&
-           (got.code == kDLUInt || got.code == kDLBoolCode);
+  if (want.code == kDLBool) {
+    return got.lanes == want.lanes && got.bits == 8 && (got.code == kDLUInt || got.code == kDLBool);
   }
   return got.code == want.code && got.bits == want.bits && got.lanes == want.lanes;
 }

@@ -8,37 +8,10 @@
 #include "compiler/ir/expr.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
+#include "compiler/runtime/dltype.h"
 
 namespace tessel::interp::detail {
 namespace {
-
-// DLPack 0.8's code for bool; Debian's DLPack 0.6 header predates it.
-constexpr uint8_t kDLBoolCode = 6;
-
-std::string DLTypeToString(DLDataType t) {
-  std::string code;
-  switch (t.code) {
-    case kDLInt:
-      code = "int";
-      break;
-    case kDLUInt:
-      code = "uint";
-      break;
-    case kDLFloat:
-      code = "float";
-      break;
-    case kDLBfloat:
-      code = "bfloat";
-      break;
-    case kDLBoolCode:
-      code = "bool";
-      break;
-    default:
-      code = absl::StrCat("code", t.code, "_");
-      break;
-  }
-  return absl::StrCat(code, t.bits, t.lanes > 1 ? absl::StrCat("x", t.lanes) : "");
-}
 
 // Whether a tensor of type t can be a buffer of type want. bool buffers take one byte per
 // element: uint8 tensors, or DLPack's bool.
@@ -52,7 +25,7 @@ bool Matches(DLDataType t, ir::DataType want) {
     case ir::TypeCode::kFloat:
       return t.code == kDLFloat && t.bits == want.bits();
     case ir::TypeCode::kBool:
-      return (t.code == kDLUInt || t.code == kDLBoolCode) && t.bits == 8;
+      return (t.code == kDLUInt || t.code == runtime::kDLBool) && t.bits == 8;
     case ir::TypeCode::kHandle:
       break;
   }
@@ -214,8 +187,8 @@ absl::Status BindParams(const ParamPlans& plans, const std::vector<Arg>& args, F
       return error(i, absl::StrCat("expects a ", expected, ", got rank ", t.ndim));
     }
     if (!Matches(t.dtype, dtype)) {
-      return error(
-          i, absl::StrCat("expects a ", expected, ", got ", DLTypeToString(t.dtype), " elements"));
+      return error(i, absl::StrCat("expects a ", expected, ", got ",
+                                   runtime::DLTypeToString(t.dtype), " elements"));
     }
     if (t.ndim > 0 && t.shape == nullptr) return error(i, "the tensor has no shape");
     // The tensor's strides, compact row-major when it has none.

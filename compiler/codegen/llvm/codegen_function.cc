@@ -11,13 +11,11 @@
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/runtime/dltype.h"
 #include "compiler/runtime/generated_abi.h"
 
 namespace tessel::codegen::llvm_backend {
 namespace {
-
-// DLPack 0.8's code for bool; Debian's DLPack 0.6 header predates it.
-constexpr uint8_t kDLBoolCode = 6;
 
 DLDataType ToDLType(ir::DataType t) {
   const uint16_t lanes = static_cast<uint16_t>(t.lanes());
@@ -29,7 +27,7 @@ DLDataType ToDLType(ir::DataType t) {
     case ir::TypeCode::kFloat:
       return {kDLFloat, static_cast<uint8_t>(t.bits()), lanes};
     case ir::TypeCode::kBool:
-      return {kDLBoolCode, 8, lanes};
+      return {runtime::kDLBool, 8, lanes};
     case ir::TypeCode::kHandle:
       break;
   }
