@@ -8,6 +8,7 @@
 #include <span>
 
 #include "cli/gemm_commands.h"
+#include "cli/ops_bench.h"
 #include "cli/list.h"
 #include "cli/version.h"
 
@@ -49,14 +50,15 @@ const std::vector<Command>& Commands() {
        "OpenBLAS",
        [](Args args, std::ostream& out) { return Quickstart(args, out); }},
       {"bench",
-       "benchmarks: `bench gemm --m M --n N --k K --threads T` (ours and OpenBLAS interleaved)",
+       "benchmarks: `bench gemm --m M --n N --k K --threads T` (ours and OpenBLAS "
+       "interleaved); `bench ops --suite table2 --target llvm --threads T` (the paper's Table 2 "
+       "layers, ours and oneDNN interleaved, checked against libtorch)",
        [](Args args, std::ostream& out) {
-         if (args.empty() || args.front() != "gemm") {
-           return absl::InvalidArgumentError(
-               absl::StrCat("'bench' needs a benchmark name: gemm",
-                            args.empty() ? "" : absl::StrCat(", not '", args.front(), "'")));
-         }
-         return BenchGemm(args.subspan(1), out);
+         if (!args.empty() && args.front() == "gemm") return BenchGemm(args.subspan(1), out);
+         if (!args.empty() && args.front() == "ops") return BenchOps(args.subspan(1), out);
+         return absl::InvalidArgumentError(
+             absl::StrCat("'bench' needs a benchmark name: gemm or ops",
+                          args.empty() ? "" : absl::StrCat(", not '", args.front(), "'")));
        }},
   };
   return commands;

@@ -38,4 +38,9 @@ absl::StatusOr<int64_t> Flags::Int(const std::string& name, int64_t fallback) co
   return value;
 }
 
+std::string Flags::String(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
 }  // namespace tessel::cli

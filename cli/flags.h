@@ -19,6 +19,8 @@ class Flags {
 
   // The integer value of --name, or fallback when absent; an error names the flag and value.
   absl::StatusOr<int64_t> Int(const std::string& name, int64_t fallback) const;
+  // The text of --name, or fallback when absent.
+  std::string String(const std::string& name, const std::string& fallback) const;
 
  private:
   std::string command_;

@@ -4,27 +4,14 @@
 
 #include <thread>
 
+#include "cli/bench_target.h"
 #include "cli/flags.h"
 #include "cli/gemm_job.h"
 #include "compiler/codegen/llvm/llvm_target.h"
 #include "hardware/host/fma_peak.h"
-#include "hardware/host/machine.h"
 
 namespace tessel::cli {
 namespace {
-
-// What the report says about the machine and the code: CPU, cores, the resolved target.
-std::string Metadata(int threads) {
-  std::string cpu = "?";
-  absl::StatusOr<driver::Target> target = driver::Target::Parse(kGemmTarget);
-  if (target.ok()) {
-    absl::StatusOr<codegen::llvm_backend::LlvmTarget> t =
-        codegen::llvm_backend::ResolveLlvmTarget(*target);
-    if (t.ok()) cpu = t->cpu;
-  }
-  return absl::StrFormat("machine: %s\ntarget: %s (cpu %s), threads: %d\n",
-                         hardware::DescribeHost(), kGemmTarget, cpu, threads);
-}
 
 absl::StatusOr<ops::x86::GemmProgram> HandSchedule(const GemmShape& shape) {
   absl::StatusOr<driver::Target> target = driver::Target::Parse(kGemmTarget);
@@ -66,7 +53,7 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
   absl::StatusOr<runtime::Function> f = job->Compile(*program, &compile_seconds);
   if (!f.ok()) return f.status();
   if (absl::Status s = job->Check(*f); !s.ok()) return s;
-  out << Metadata(job->threads());
+  out << BenchMetadata(kGemmTarget, job->threads());
   out << absl::StrFormat("gemm %dx%dx%d fp32; compile %.0f ms; output matches OpenBLAS\n", shape.m,
                          shape.n, shape.k, compile_seconds * 1e3);
   runtime::TimerOptions options;
@@ -99,7 +86,7 @@ absl::Status Quickstart(std::span<const std::string> args, std::ostream& out) {
   const GemmShape shape;
   absl::StatusOr<GemmJob> job = GemmJob::Create(shape, static_cast<int>(*threads));
   if (!job.ok()) return job.status();
-  out << Metadata(job->threads());
+  out << BenchMetadata(kGemmTarget, job->threads());
   const hardware::FmaPeak peak = hardware::MeasureFmaPeak();
   const double peak_gflops = peak.GflopsFor(job->threads());
   out << absl::StrFormat(

@@ -3,7 +3,12 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
+#include <map>
+#include <vector>
+
 #include "compiler/driver/target.h"
+#include "compiler/ops/template.h"
+#include "workloads/network_ops.h"
 
 namespace tessel::cli {
 
@@ -12,10 +17,19 @@ std::string RegistryListing() {
   // entries here as it lands; an empty registry says so rather than disappearing.
   std::string listing = absl::StrCat("targets: ", absl::StrJoin(driver::Target::Kinds(), ", "),
                                      " (see compiler/driver/target.h for their options)\n");
-  constexpr const char* kRegistries[] = {"operators and templates", "cost models", "explorers",
-                                         "workloads"};
+  // Templates grouped by the logical operator they compute (compiler/ops/OPERATORS.md).
+  std::map<std::string, std::vector<std::string>> by_op;
+  for (const ops::Template* t : ops::AllTemplates()) by_op[t->op].push_back(t->name);
+  absl::StrAppend(&listing, "operators and templates: ", ops::AllTemplates().size(),
+                  " templates for ", by_op.size(), " operators\n");
+  for (const auto& [op, names] : by_op) {
+    absl::StrAppend(&listing, "  ", op, ": ", absl::StrJoin(names, ", "), "\n");
+  }
+  constexpr const char* kRegistries[] = {"cost models", "explorers"};
   for (const char* registry : kRegistries)
     absl::StrAppend(&listing, registry, ": none registered\n");
+  absl::StrAppend(&listing, "workloads: table2 (the paper's Table 2: C1-C12, D1-D9); operator "
+                  "shapes of ", absl::StrJoin(workloads::NetworkNames(), ", "), "\n");
   return listing;
 }
 

@@ -143,20 +143,29 @@ class BoundInference {
       analyzer_.Bind(loop.leaf.var(), LoopRange(loop.leaf));
     lo = analyzer_.Simplify(lo);
     hi = analyzer_.Simplify(hi);
+    const Expr unclipped = analyzer_.Simplify(hi - lo + 1);
     if (!analyzer_.CanProve(lo >= zero)) lo = analyzer_.Simplify(ir::max(lo, zero));
     if (!analyzer_.CanProve(hi < extent)) hi = analyzer_.Simplify(ir::min(hi, extent - 1));
     Expr size = analyzer_.Simplify(hi - lo + 1);
     if (!ir::AsConstInt(size)) {
-      // Widen to the largest size over the enclosing loops.
+      // Widen to the largest size over the enclosing loops. Interval bounds treat lo and hi as
+      // independent, which loses most after clipping: min(32 * x + 31, 999) - 32 * x + 1 bounds
+      // to 1000, a tile of 32 to the whole axis. The unclipped size, where lo and hi cancel,
+      // bounds the clipped one too (clipping only shrinks the region); starting at the clipped lo
+      // it may reach past the tensor, which the stage's guards leave uncomputed.
       VarSets loops;
       for (const EnclosingLoop& loop : enclosing) {
         loops.emplace(loop.leaf.var().get(), arith::IntSet::FromRange(LoopRange(loop.leaf)));
       }
-      arith::IntSet sizes = analyzer_.EvalSet(size, loops);
-      if (!sizes.IsEverything() && sizes.max().defined() && ir::AsConstInt(sizes.max())) {
-        size = ir::min(sizes.max(), extent);
-        size = analyzer_.Simplify(size);
+      Expr largest;
+      for (const Expr& s : {size, unclipped}) {
+        arith::IntSet sizes = analyzer_.EvalSet(s, loops);
+        if (sizes.IsEverything() || !sizes.max().defined() || !ir::AsConstInt(sizes.max())) {
+          continue;
+        }
+        largest = largest.defined() ? ir::min(largest, sizes.max()) : sizes.max();
       }
+      if (largest.defined()) size = analyzer_.Simplify(ir::min(largest, extent));
     }
     return Range{lo, size};
   }

@@ -12,30 +12,10 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/runtime/dltype.h"
+#include "compiler/ir/dl_type.h"
 #include "compiler/runtime/generated_abi.h"
 
 namespace tessel::codegen::llvm_backend {
-namespace {
-
-DLDataType ToDLType(ir::DataType t) {
-  const uint16_t lanes = static_cast<uint16_t>(t.lanes());
-  switch (t.code()) {
-    case ir::TypeCode::kInt:
-      return {kDLInt, static_cast<uint8_t>(t.bits()), lanes};
-    case ir::TypeCode::kUInt:
-      return {kDLUInt, static_cast<uint8_t>(t.bits()), lanes};
-    case ir::TypeCode::kFloat:
-      return {kDLFloat, static_cast<uint8_t>(t.bits()), lanes};
-    case ir::TypeCode::kBool:
-      return {runtime::kDLBool, 8, lanes};
-    case ir::TypeCode::kHandle:
-      break;
-  }
-  return {kDLOpaqueHandle, 64, lanes};
-}
-
-}  // namespace
-
 CodeGen::CodeGen(llvm::LLVMContext& context, llvm::Module& module, const LlvmTarget& target)
     : context_(context), module_(module), target_(target), b_(context) {
   llvm::FastMathFlags flags;
@@ -120,7 +100,7 @@ absl::StatusOr<runtime::FunctionSignature> CodeGen::AddFunction(const ir::PrimFu
     if (buffer.defined()) {
       spec.kind = runtime::ParamSpec::Kind::kTensor;
       spec.name = buffer.name();
-      spec.dtype = ToDLType(buffer->dtype);
+      spec.dtype = ir::ToDLType(buffer->dtype);
       spec.alignment = buffer->alignment;
       spec.written = written.contains(p.get());
       slot_types.push_back(b_.getPtrTy());
@@ -128,7 +108,7 @@ absl::StatusOr<runtime::FunctionSignature> CodeGen::AddFunction(const ir::PrimFu
       spec.kind =
           p.dtype().is_float() ? runtime::ParamSpec::Kind::kFloat : runtime::ParamSpec::Kind::kInt;
       spec.name = p.name();
-      spec.dtype = ToDLType(p.dtype());
+      spec.dtype = ir::ToDLType(p.dtype());
       slot_types.push_back(TypeOf(p.dtype()));
     } else {
       return fail(absl::StrCat("parameter '", p.name(), "' of type ", p.dtype().ToString(),

@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ir/op.h"
+#include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
 
@@ -11,13 +12,6 @@ namespace {
 
 using ir::Expr;
 using ir::Var;
-
-#define TESSEL_RETURN_IF_ERROR(expr)          \
-  do {                                        \
-    if (absl::Status _s = (expr); !_s.ok()) { \
-      return _s;                              \
-    }                                         \
-  } while (0)
 
 // A shape entry: int32, as index arithmetic is.
 Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }

@@ -1,0 +1,160 @@
+// Pooling, batch_norm, activations and softmax.
+#include <ATen/ATen.h>
+#include <absl/strings/str_cat.h>
+
+#include <limits>
+
+#include "baselines/torch/forms.h"
+#include "baselines/torch/inputs.h"
+#include "baselines/torch/reference_ops.h"
+#include "baselines/torch/torch_convert.h"
+#include "compiler/support/check.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::baselines::internal {
+namespace {
+
+using runtime::NDArray;
+
+// Torch pools with symmetric padding and its own ceil-mode rule, so the windows of forms.h are
+// laid out explicitly: the input is padded (or cropped) to exactly the rows and columns the
+// windows cover, (oh - 1) * stride + kh by (ow - 1) * stride + kw, and pooled without padding.
+// These are constant_pad_nd's amounts for an input of h x w: (left, right, top, bottom).
+std::vector<int64_t> WindowPadding(const Pool2dForm& f) {
+  const int64_t covered_h = (f.oh - 1) * f.stride[0] + f.kh;
+  const int64_t covered_w = (f.ow - 1) * f.stride[1] + f.kw;
+  return {f.pad[1], covered_w - f.w - f.pad[1], f.pad[0], covered_h - f.h - f.pad[0]};
+}
+
+Outputs MaxPool2d(const std::string& op, const ops::OpArgs& args,
+                  const std::vector<NDArray>& inputs) {
+  TESSEL_ASSIGN_OR_RETURN(const Pool2dForm f, ReadPool2d(op, args, /*is_avg=*/false));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"data", {f.n, f.c, f.h, f.w}}}));
+  const at::Tensor data = at::constant_pad_nd(ToTorch(inputs[0]), WindowPadding(f),
+                                              -std::numeric_limits<double>::infinity());
+  const at::Tensor out = at::max_pool2d(data, {f.kh, f.kw}, f.stride);
+  TESSEL_CHECK(out.sizes().vec() == (std::vector<int64_t>{f.n, f.c, f.oh, f.ow}));
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
+// Window sums of x laid out as WindowPadding describes (zeros outside x).
+at::Tensor WindowSums(const at::Tensor& x, const Pool2dForm& f, const std::vector<int64_t>& pad) {
+  return at::avg_pool2d(at::constant_pad_nd(x, pad, 0), {f.kh, f.kw}, f.stride, {0, 0},
+                        /*ceil_mode=*/false, /*count_include_pad=*/true, /*divisor_override=*/1);
+}
+
+Outputs AvgPool2d(const std::string& op, const ops::OpArgs& args,
+                  const std::vector<NDArray>& inputs) {
+  TESSEL_ASSIGN_OR_RETURN(const Pool2dForm f, ReadPool2d(op, args, /*is_avg=*/true));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"data", {f.n, f.c, f.h, f.w}}}));
+  const std::vector<int64_t> pad = WindowPadding(f);
+  const at::Tensor sums = WindowSums(ToTorch(inputs[0]), f, pad);
+  // Each window's element count: the window sums of a mask of the elements that count, either
+  // the input alone or the input with its padding (not what lies past the padding).
+  at::Tensor counts;
+  if (f.count_include_pad) {
+    const at::Tensor padded =
+        at::ones({1, 1, f.h + f.pad[0] + f.pad[2], f.w + f.pad[1] + f.pad[3]});
+    counts = WindowSums(padded, f, {0, pad[1] - f.pad[3], 0, pad[3] - f.pad[2]});
+  } else {
+    counts = WindowSums(at::ones({1, 1, f.h, f.w}), f, pad);
+  }
+  const at::Tensor out = sums / counts;
+  TESSEL_CHECK(out.sizes().vec() == (std::vector<int64_t>{f.n, f.c, f.oh, f.ow}));
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
+Outputs GlobalPool2d(const std::string& op, const ops::OpArgs& args,
+                     const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const int64_t n, reader.Int("n"));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t c, reader.Int("c"));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t h, reader.Int("h"));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t w, reader.Int("w"));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"data", {n, c, h, w}}}));
+  const at::Tensor x = ToTorch(inputs[0]);
+  const at::Tensor out = op == "global_max_pool2d" ? at::amax(x, {2, 3}, /*keepdim=*/true)
+                                                   : at::mean(x, {2, 3}, /*keepdim=*/true);
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
+Outputs BatchNorm(const std::string& op, const ops::OpArgs& args,
+                  const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const int64_t n, reader.Int("n"));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t c, reader.Int("c"));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t h, reader.Int("h"));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t w, reader.Int("w"));
+  TESSEL_ASSIGN_OR_RETURN(const double epsilon, reader.FloatOr("epsilon", 1e-5));
+  if (epsilon < 0) return reader.Error("argument 'epsilon' must not be negative");
+  TESSEL_RETURN_IF_ERROR(CheckInputs(
+      op, inputs,
+      {{"data", {n, c, h, w}}, {"gamma", {c}}, {"beta", {c}}, {"mean", {c}}, {"var", {c}}}));
+  const at::Tensor out = at::batch_norm(ToTorch(inputs[0]), ToTorch(inputs[1]), ToTorch(inputs[2]),
+                                        ToTorch(inputs[3]), ToTorch(inputs[4]),
+                                        /*training=*/false, /*momentum=*/0.0, epsilon,
+                                        /*cudnn_enabled=*/false);
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
+// relu, sigmoid, tanh, leaky_relu, clip: x of `shape`, elementwise.
+Outputs Activation(const std::string& op, const ops::OpArgs& args,
+                   const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  const at::Tensor x = ToTorch(inputs[0]);
+  at::Tensor out;
+  if (op == "relu") {
+    out = at::relu(x);
+  } else if (op == "sigmoid") {
+    out = at::sigmoid(x);
+  } else if (op == "tanh") {
+    out = at::tanh(x);
+  } else if (op == "leaky_relu") {
+    TESSEL_ASSIGN_OR_RETURN(const double alpha, reader.FloatOr("alpha", 0.01));
+    out = at::leaky_relu(x, alpha);
+  } else {
+    TESSEL_CHECK(op == "clip") << op;
+    TESSEL_ASSIGN_OR_RETURN(const double lo, reader.Float("min"));
+    TESSEL_ASSIGN_OR_RETURN(const double hi, reader.Float("max"));
+    if (lo > hi) return reader.Error("argument 'min' must not exceed argument 'max'");
+    out = at::clamp(x, lo, hi);
+  }
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
+Outputs Softmax(const std::string& op, const ops::OpArgs& args,
+                const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank == 0) return reader.Error("argument 'shape' must have at least one dimension");
+  TESSEL_ASSIGN_OR_RETURN(const int64_t axis, reader.IntOr("axis", -1, -rank));
+  if (axis >= rank) {
+    return reader.Error(absl::StrCat("argument 'axis' must be below the rank ", rank));
+  }
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  const at::Tensor x = ToTorch(inputs[0]);
+  const at::Tensor out = op == "softmax" ? at::softmax(x, axis) : at::log_softmax(x, axis);
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
+}  // namespace
+
+std::vector<ReferenceEntry> NnReferences() {
+  return {{"max_pool2d", MaxPool2d},
+          {"avg_pool2d", AvgPool2d},
+          {"global_avg_pool2d", GlobalPool2d},
+          {"global_max_pool2d", GlobalPool2d},
+          {"batch_norm", BatchNorm},
+          {"relu", Activation},
+          {"sigmoid", Activation},
+          {"tanh", Activation},
+          {"leaky_relu", Activation},
+          {"clip", Activation},
+          {"softmax", Softmax},
+          {"log_softmax", Softmax}};
+}
+
+}  // namespace tessel::baselines::internal

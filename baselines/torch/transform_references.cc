@@ -1,0 +1,221 @@
+// Broadcasting elementwise operators and the data movement operators: concatenate, reshape,
+// flatten, transpose, pad, layout_transform.
+#include <ATen/ATen.h>
+#include <absl/strings/str_cat.h>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+#include "baselines/torch/inputs.h"
+#include "baselines/torch/layout.h"
+#include "baselines/torch/reference_ops.h"
+#include "baselines/torch/torch_convert.h"
+#include "compiler/support/check.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::baselines::internal {
+namespace {
+
+using runtime::NDArray;
+
+int64_t Product(const std::vector<int64_t>& v, size_t begin, size_t end) {
+  return std::accumulate(v.begin() + begin, v.begin() + end, int64_t{1}, std::multiplies<>());
+}
+
+// An axis in [-rank, rank) as a non-negative index.
+absl::StatusOr<int64_t> ReadAxis(const ops::ArgReader& reader, const std::string& key,
+                                 int64_t rank) {
+  TESSEL_ASSIGN_OR_RETURN(const int64_t axis, reader.Int(key, -rank));
+  if (axis >= rank) {
+    return reader.Error(absl::StrCat("argument '", key, "' must be below the rank ", rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+Outputs Binary(const std::string& op, const ops::OpArgs& args, const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> a_shape, reader.Ints("a_shape", -1));
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> b_shape, reader.Ints("b_shape", -1));
+  // numpy broadcasting: align the trailing dimensions; each pair equal or one of them 1.
+  for (size_t i = 1; i <= std::min(a_shape.size(), b_shape.size()); ++i) {
+    const int64_t x = a_shape[a_shape.size() - i], y = b_shape[b_shape.size() - i];
+    if (x != y && x != 1 && y != 1) {
+      return reader.Error(absl::StrCat("arguments 'a_shape' ", ShapeString(a_shape),
+                                       " and 'b_shape' ", ShapeString(b_shape),
+                                       " do not broadcast"));
+    }
+  }
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"a", a_shape}, {"b", b_shape}}));
+  const at::Tensor a = ToTorch(inputs[0]), b = ToTorch(inputs[1]);
+  at::Tensor out;
+  if (op == "add") {
+    out = at::add(a, b);
+  } else if (op == "subtract") {
+    out = at::sub(a, b);
+  } else if (op == "multiply") {
+    out = at::mul(a, b);
+  } else if (op == "divide") {
+    out = at::div(a, b);
+  } else if (op == "maximum") {
+    out = at::maximum(a, b);
+  } else {
+    TESSEL_CHECK(op == "minimum") << op;
+    out = at::minimum(a, b);
+  }
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
+Outputs Concatenate(const std::string& op, const ops::OpArgs& args,
+                    const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  const auto shapes_error = [&] {
+    return reader.Error(absl::StrCat(
+        "argument 'shapes' must be a non-empty list of shapes of one rank (lists of integers "
+        ">= 1), got ",
+        args.is_object() && args.contains("shapes") ? args.at("shapes").dump() : "nothing"));
+  };
+  if (!args.is_object() || !args.contains("shapes") || !args.at("shapes").is_array() ||
+      args.at("shapes").empty()) {
+    return shapes_error();
+  }
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ops::OpArgs& s : args.at("shapes")) {
+    ops::OpArgs one = {{"shape", s}};
+    absl::StatusOr<std::vector<int64_t>> shape = ops::ArgReader(op, one).Ints("shape", -1);
+    if (!shape.ok() || (!shapes.empty() && shape->size() != shapes[0].size())) {
+      return shapes_error();
+    }
+    shapes.push_back(*shape);
+  }
+  const int64_t rank = static_cast<int64_t>(shapes[0].size());
+  if (rank == 0) return shapes_error();
+  TESSEL_ASSIGN_OR_RETURN(const int64_t axis, ReadAxis(reader, "axis", rank));
+  std::vector<InputSpec> specs;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis && shapes[i][d] != shapes[0][d]) {
+        return reader.Error(absl::StrCat("argument 'shapes' entry ", i, " ", ShapeString(shapes[i]),
+                                         " differs from ", ShapeString(shapes[0]), " off the axis ",
+                                         axis));
+      }
+    }
+    specs.push_back({absl::StrCat("x", i), shapes[i]});
+  }
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, specs));
+  std::vector<at::Tensor> xs;
+  for (const NDArray& x : inputs) xs.push_back(ToTorch(x));
+  return std::vector<NDArray>{FromTorch(at::cat(xs, axis))};
+}
+
+Outputs Reshape(const std::string& op, const ops::OpArgs& args,
+                const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> newshape, reader.Ints("newshape", -1, -1));
+  const int64_t total = Product(shape, 0, shape.size());
+  const auto inferred = std::find(newshape.begin(), newshape.end(), -1);
+  if (std::count(newshape.begin(), newshape.end(), -1) > 1 ||
+      std::count(newshape.begin(), newshape.end(), 0) > 0) {
+    return reader.Error("argument 'newshape' entries must be >= 1, except one that may be -1");
+  }
+  if (inferred != newshape.end()) {
+    const int64_t known = -Product(newshape, 0, newshape.size());
+    if (total % known != 0) {
+      return reader.Error(absl::StrCat("argument 'newshape' ", ShapeString(newshape),
+                                       " cannot hold ", total, " elements"));
+    }
+    *inferred = total / known;
+  }
+  if (Product(newshape, 0, newshape.size()) != total) {
+    return reader.Error(absl::StrCat("argument 'newshape' ", ShapeString(newshape), " holds ",
+                                     Product(newshape, 0, newshape.size()), " elements, 'shape' ",
+                                     total));
+  }
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  return std::vector<NDArray>{FromTorch(ToTorch(inputs[0]).reshape(newshape))};
+}
+
+Outputs Flatten(const std::string& op, const ops::OpArgs& args,
+                const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t axis, reader.IntOr("axis", 1, 0));
+  if (axis > static_cast<int64_t>(shape.size())) {
+    return reader.Error(absl::StrCat("argument 'axis' must be at most the rank ", shape.size()));
+  }
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  const std::vector<int64_t> out = {Product(shape, 0, axis), Product(shape, axis, shape.size())};
+  return std::vector<NDArray>{FromTorch(ToTorch(inputs[0]).reshape(out))};
+}
+
+Outputs Transpose(const std::string& op, const ops::OpArgs& args,
+                  const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                          reader.Ints("axes", static_cast<int>(rank), -rank));
+  std::vector<bool> seen(rank, false);
+  for (int64_t& a : axes) {
+    if (a < 0) a += rank;
+    if (a >= rank || seen[a]) {
+      return reader.Error(absl::StrCat("argument 'axes' must be a permutation of 0..", rank - 1));
+    }
+    seen[a] = true;
+  }
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  return std::vector<NDArray>{FromTorch(ToTorch(inputs[0]).permute(axes))};
+}
+
+Outputs Pad(const std::string& op, const ops::OpArgs& args, const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  const int rank = static_cast<int>(shape.size());
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> before, reader.Ints("pad_before", rank, 0));
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> after, reader.Ints("pad_after", rank, 0));
+  TESSEL_ASSIGN_OR_RETURN(const double value, reader.FloatOr("value", 0.0));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  std::vector<int64_t> amounts;  // constant_pad_nd: the last dimension first
+  for (int d = rank - 1; d >= 0; --d) {
+    amounts.push_back(before[d]);
+    amounts.push_back(after[d]);
+  }
+  return std::vector<NDArray>{FromTorch(at::constant_pad_nd(ToTorch(inputs[0]), amounts, value))};
+}
+
+Outputs LayoutTransform(const std::string& op, const ops::OpArgs& args,
+                        const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  TESSEL_ASSIGN_OR_RETURN(const std::string src, reader.String("src"));
+  TESSEL_ASSIGN_OR_RETURN(const std::string dst, reader.String("dst"));
+  TESSEL_ASSIGN_OR_RETURN(const LayoutPlan plan, PlanLayoutTransform(op, shape, src, dst));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  const at::Tensor out = ToTorch(inputs[0])
+                             .permute(plan.to_grouped)
+                             .reshape(plan.primal)
+                             .permute(plan.to_dst_primal)
+                             .reshape(plan.dst_grouped)
+                             .permute(plan.to_dst);
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
+}  // namespace
+
+std::vector<ReferenceEntry> TransformReferences() {
+  return {{"add", Binary},
+          {"subtract", Binary},
+          {"multiply", Binary},
+          {"divide", Binary},
+          {"maximum", Binary},
+          {"minimum", Binary},
+          {"concatenate", Concatenate},
+          {"reshape", Reshape},
+          {"flatten", Flatten},
+          {"transpose", Transpose},
+          {"pad", Pad},
+          {"layout_transform", LayoutTransform}};
+}
+
+}  // namespace tessel::baselines::internal

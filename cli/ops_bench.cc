@@ -1,0 +1,155 @@
+#include "cli/ops_bench.h"
+
+#include <absl/strings/str_format.h>
+#include <absl/strings/str_split.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "baselines/dnnl/conv2d.h"
+#include "baselines/torch/reference.h"
+#include "cli/bench_target.h"
+#include "cli/flags.h"
+#include "cli/op_job.h"
+#include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/op_runner.h"
+#include "compiler/ops/x86/conv2d_strategy.h"
+#include "compiler/runtime/thread_pool.h"
+#include "compiler/runtime/timer.h"
+#include "compiler/support/status_macros.h"
+#include "workloads/table2.h"
+
+namespace tessel::cli {
+namespace {
+
+struct Row {
+  std::string layer, template_name, correct;
+  double gflop = 0, ours_ms = 0, dnnl_ms = 0, ratio = 0;
+  bool conv = true;  // C layer (else D)
+};
+
+// The layers named by --layers (all of the suite when empty), in the suite's order.
+absl::StatusOr<std::vector<workloads::Layer>> ChooseLayers(const std::string& names) {
+  const std::vector<workloads::Layer>& all = workloads::Table2();
+  if (names.empty()) return all;
+  std::vector<workloads::Layer> chosen;
+  for (absl::string_view name : absl::StrSplit(names, ',')) {
+    absl::StatusOr<workloads::Layer> layer = workloads::FindLayer(std::string(name));
+    if (!layer.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--layers: ", layer.status().message()));
+    }
+    chosen.push_back(*layer);
+  }
+  return chosen;
+}
+
+// Winograd's F(4x4, 3x3) transforms add rounding: a looser bound than a direct sum's.
+ops::Tolerance ToleranceFor(const std::string& template_name) {
+  if (template_name.find("winograd") != std::string::npos) return {1e-2, 1e-2};
+  return {2e-3, 2e-3};
+}
+
+absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetFacts& facts,
+                               int threads, const runtime::TimerOptions& timer) {
+  Row row;
+  row.layer = layer.name;
+  row.conv = layer.kind == workloads::LayerKind::kConv;
+  row.gflop = workloads::Gflop(layer);
+  const ops::OpArgs args = workloads::Conv2dArgs(layer);
+  TESSEL_ASSIGN_OR_RETURN(ops::nn::Conv2dAttrs attrs, ops::nn::ReadConv2dAttrs(layer.name, args));
+  row.template_name = ops::x86::SelectConv2dTemplate(attrs, facts);
+  TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(row.template_name));
+  TESSEL_ASSIGN_OR_RETURN(OpJob ours, OpJob::Create(*t, args, facts, /*seed=*/1));
+
+  TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> got, ours.LogicalOutputs());
+  TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> want,
+                          baselines::TorchReference("conv2d", args, ours.logical_inputs()));
+  const absl::Status check = ops::CompareOutputs(got, want, ToleranceFor(row.template_name));
+  row.correct = check.ok() ? "yes" : std::string("NO: ") + std::string(check.message());
+
+  // libtorch resets OpenMP's thread count when it starts its own pool: set oneDNN's after it.
+  baselines::SetDnnlThreads(threads);
+  TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<baselines::DnnlConv2d> dnnl,
+                          baselines::DnnlConv2d::Create(args));
+  TESSEL_RETURN_IF_ERROR(dnnl->SetInputs(ours.logical_inputs()[0], ours.logical_inputs()[1]));
+  TESSEL_ASSIGN_OR_RETURN(runtime::Interleaved timed,
+                          runtime::TimeInterleaved([&] { ours.Run(); }, [&] { dnnl->Run(); },
+                                                   timer));
+  row.ours_ms = runtime::Median(timed.a_seconds) * 1e3;
+  row.dnnl_ms = runtime::Median(timed.b_seconds) * 1e3;
+  row.ratio = timed.median_ratio;
+  return row;
+}
+
+}  // namespace
+
+absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
+  TESSEL_ASSIGN_OR_RETURN(
+      Flags flags, Flags::Parse("bench ops", args,
+                                {{"suite", "operator suite: table2"},
+                                 {"target", "llvm target (default llvm: this host's CPU)"},
+                                 {"threads", "threads for both sides"},
+                                 {"layers", "comma-separated layer names (default: all)"},
+                                 {"repeat", "timed repeats (>= 5)"}}));
+  const std::string suite = flags.String("suite", "table2");
+  if (suite != "table2") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--suite '", suite, "' is not a suite; known: table2"));
+  }
+  TESSEL_ASSIGN_OR_RETURN(std::string target, HostBenchTarget(flags.String("target", "llvm")));
+  TESSEL_ASSIGN_OR_RETURN(int64_t threads, flags.Int("threads", 1));
+  TESSEL_ASSIGN_OR_RETURN(int64_t repeat, flags.Int("repeat", 7));
+  if (threads < 1 || threads > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--threads must be between 1 and 1024, got ", threads));
+  }
+  if (repeat < 5 || repeat > 1000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--repeat must be between 5 and 1000, got ", repeat));
+  }
+  TESSEL_ASSIGN_OR_RETURN(std::vector<workloads::Layer> layers,
+                          ChooseLayers(flags.String("layers", "")));
+  runtime::ThreadPool::Global().SetNumThreads(static_cast<int>(threads));
+  TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(target));
+
+  out << BenchMetadata(target, static_cast<int>(threads));
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  out << "oneDNN: OpenMP, GOMP_SPINCOUNT=" << (spin != nullptr ? spin : "unset (libgomp's default)")
+      << "\n";
+  out << "suite: table2 (the paper's Table 2), batch 1, float32; ours: the strategy's template "
+         "with its untuned fallback config\n\n";
+  out << absl::StrFormat("%-5s %7s %-28s %9s %9s %6s  %s\n", "layer", "GFLOP", "template",
+                         "ours ms", "oneDNN ms", "ratio", "correct");
+  runtime::TimerOptions timer;
+  timer.repeat = static_cast<int>(repeat);
+  timer.warmup = 2;
+  timer.min_repeat_ms = 50;
+  std::vector<double> all, conv, depthwise;
+  bool all_correct = true;
+  for (const workloads::Layer& layer : layers) {
+    TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer));
+    out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f  %s\n", row.layer, row.gflop,
+                           row.template_name, row.ours_ms, row.dnnl_ms, row.ratio, row.correct);
+    out.flush();
+    all.push_back(row.ratio);
+    (row.conv ? conv : depthwise).push_back(row.ratio);
+    all_correct = all_correct && row.correct == "yes";
+  }
+  out << absl::StrFormat(
+      "\n(%d interleaved repeats after warm-up; ratio = median of per-repeat oneDNN time / ours; "
+      "layout conversions excluded on both sides)\n",
+      timer.repeat);
+  if (!conv.empty()) {
+    out << absl::StrFormat("median ratio on C layers = %.3f\n", runtime::Median(conv));
+  }
+  if (!depthwise.empty()) {
+    out << absl::StrFormat("median ratio on D layers = %.3f\n", runtime::Median(depthwise));
+  }
+  out << absl::StrFormat("median ratio vs oneDNN = %.3f\n", runtime::Median(all));
+  if (!all_correct) {
+    return absl::InternalError("some layers computed wrong results (see the 'correct' column)");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessel::cli

@@ -1,0 +1,244 @@
+#include "compiler/ops/nn/conv2d.h"
+
+#include <absl/strings/str_cat.h>
+
+#include "compiler/ir/op.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/te/compute.h"
+#include "compiler/te/reducer.h"
+
+namespace tessel::ops::nn {
+namespace {
+
+using ir::Expr;
+using ir::Var;
+
+Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
+Expr C(int64_t v) { return ir::IntImm(ir::kInt32, v); }
+
+// y within [lo, hi): the padding guard.
+Expr Inside(const Expr& y, int64_t lo, int64_t hi) { return y >= C(lo) && y < C(hi); }
+
+// The keys conv2d and conv2d_transpose share: sizes, stride and padding.
+template <class Attrs>
+absl::Status ReadSizes(const ArgReader& r, Attrs& a) {
+  TESSEL_ASSIGN_OR_RETURN(a.n, r.Int("n"));
+  TESSEL_ASSIGN_OR_RETURN(a.ic, r.Int("ic"));
+  TESSEL_ASSIGN_OR_RETURN(a.h, r.Int("h"));
+  TESSEL_ASSIGN_OR_RETURN(a.w, r.Int("w"));
+  TESSEL_ASSIGN_OR_RETURN(a.oc, r.Int("oc"));
+  TESSEL_ASSIGN_OR_RETURN(a.kh, r.Int("kh"));
+  TESSEL_ASSIGN_OR_RETURN(a.kw, r.Int("kw"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> stride, r.IntsOr("stride", 2, {1, 1}));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> pad, r.IntsOr("pad", 4, {0, 0, 0, 0}, 0));
+  a.stride = {stride[0], stride[1]};
+  a.pad = {pad[0], pad[1], pad[2], pad[3]};
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Conv2dAttrs> ReadConv2dAttrs(const std::string& what, const OpArgs& args) {
+  ArgReader r(what, args);
+  Conv2dAttrs a;
+  TESSEL_RETURN_IF_ERROR(ReadSizes(r, a));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, r.IntsOr("dilation", 2, {1, 1}));
+  TESSEL_ASSIGN_OR_RETURN(a.groups, r.IntOr("groups", 1));
+  a.dilation = {dilation[0], dilation[1]};
+  if (a.ic % a.groups != 0 || a.oc % a.groups != 0) {
+    return r.Error(absl::StrCat("'groups' (", a.groups, ") must divide 'ic' (", a.ic,
+                                ") and 'oc' (", a.oc, ")"));
+  }
+  if (a.oh() < 1 || a.ow() < 1) {
+    return r.Error(absl::StrCat("the kernel 'kh' x 'kw' (", a.kh, "x", a.kw, ", dilation ", a.dilation[0],
+                                "x", a.dilation[1], ") is larger than the padded input (",
+                                a.h + a.pad[0] + a.pad[2], "x", a.w + a.pad[1] + a.pad[3], ")"));
+  }
+  // Index arithmetic is int32: every tensor must stay below 2^31 elements.
+  const double largest = static_cast<double>(a.n) * std::max(a.ic, a.oc) *
+                         std::max(a.h + a.pad[0] + a.pad[2], a.oh()) *
+                         std::max(a.w + a.pad[1] + a.pad[3], a.ow());
+  if (largest >= 2147483648.0) return r.Error("tensors of 2^31 elements or more are not supported");
+  return a;
+}
+
+OpArgs Conv2dArgs(const Conv2dAttrs& a) {
+  return OpArgs{{"n", a.n},
+                {"ic", a.ic},
+                {"h", a.h},
+                {"w", a.w},
+                {"oc", a.oc},
+                {"kh", a.kh},
+                {"kw", a.kw},
+                {"stride", {a.stride[0], a.stride[1]}},
+                {"pad", {a.pad[0], a.pad[1], a.pad[2], a.pad[3]}},
+                {"dilation", {a.dilation[0], a.dilation[1]}},
+                {"groups", a.groups}};
+}
+
+Conv2dNchw MakeConv2dNchw(const Conv2dAttrs& a) {
+  Conv2dNchw c;
+  const int64_t icg = a.ic / a.groups, ocg = a.oc / a.groups;
+  const int64_t ph = a.h + a.pad[0] + a.pad[2], pw = a.w + a.pad[1] + a.pad[3];
+  c.data = te::placeholder({Dim(a.n), Dim(a.ic), Dim(a.h), Dim(a.w)}, ir::kFloat32, "data");
+  c.weight = te::placeholder({Dim(a.oc), Dim(icg), Dim(a.kh), Dim(a.kw)}, ir::kFloat32, "weight");
+  c.pad = te::compute(
+      {Dim(a.n), Dim(a.ic), Dim(ph), Dim(pw)},
+      [&](Var n, Var ch, Var y, Var x) {
+        Expr value = c.data(n, ch, y - C(a.pad[0]), x - C(a.pad[1]));
+        if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) return value;
+        return ir::if_then_else(
+            Inside(y, a.pad[0], a.pad[0] + a.h) && Inside(x, a.pad[1], a.pad[1] + a.w), value,
+            ir::FloatImm(ir::kFloat32, 0.0));
+      },
+      "pad", {"n", "c", "y", "x"});
+  ir::IterVar rc = te::reduce_axis({C(0), Dim(icg)}, "rc");
+  ir::IterVar ry = te::reduce_axis({C(0), Dim(a.kh)}, "ry");
+  ir::IterVar rx = te::reduce_axis({C(0), Dim(a.kw)}, "rx");
+  c.out = te::compute(
+      {Dim(a.n), Dim(a.oc), Dim(a.oh()), Dim(a.ow())},
+      [&](Var n, Var o, Var y, Var x) {
+        Expr in_channel = rc->var;
+        if (a.groups > 1) in_channel = (o / C(ocg)) * C(icg) + rc->var;
+        return te::sum(c.pad(n, in_channel, y * C(a.stride[0]) + ry->var * C(a.dilation[0]),
+                             x * C(a.stride[1]) + rx->var * C(a.dilation[1])) *
+                           c.weight(o, rc->var, ry->var, rx->var),
+                       {rc, ry, rx});
+      },
+      "conv2d", {"n", "oc", "oh", "ow"});
+  return c;
+}
+
+Conv2dNchwc MakeConv2dNchwcOn(const te::Tensor& padded, const Conv2dAttrs& a, int64_t icb,
+                              int64_t ocb) {
+  Conv2dNchwc c;
+  c.pad = padded;
+  c.weight = te::placeholder(
+      {Dim(a.oc / ocb), Dim(a.ic / icb), Dim(a.kh), Dim(a.kw), Dim(icb), Dim(ocb)}, ir::kFloat32,
+      "weight");
+  c.icc = te::reduce_axis({C(0), Dim(a.ic / icb)}, "icc");
+  c.kh = te::reduce_axis({C(0), Dim(a.kh)}, "kh");
+  c.kw = te::reduce_axis({C(0), Dim(a.kw)}, "kw");
+  c.icb = te::reduce_axis({C(0), Dim(icb)}, "icb");
+  c.out = te::compute(
+      {Dim(a.n), Dim(a.oc / ocb), Dim(a.oh()), Dim(a.ow()), Dim(ocb)},
+      [&](Var n, Var occ, Var y, Var x, Var ob) {
+        return te::sum(c.pad(n, c.icc->var, y * C(a.stride[0]) + c.kh->var * C(a.dilation[0]),
+                             x * C(a.stride[1]) + c.kw->var * C(a.dilation[1]), c.icb->var) *
+                           c.weight(occ, c.icc->var, c.kh->var, c.kw->var, c.icb->var, ob),
+                       {c.icc, c.kh, c.kw, c.icb});
+      },
+      "conv2d_nchwc", {"n", "occ", "oh", "ow", "ocb"});
+  return c;
+}
+
+Conv2dNchwc MakeConv2dNchwc(const Conv2dAttrs& a, int64_t icb, int64_t ocb) {
+  te::Tensor data = te::placeholder({Dim(a.n), Dim(a.ic / icb), Dim(a.h), Dim(a.w), Dim(icb)},
+                                    ir::kFloat32, "data");
+  if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) {
+    Conv2dNchwc c = MakeConv2dNchwcOn(data, a, icb, ocb);
+    c.data = data;
+    return c;
+  }
+  const int64_t ph = a.h + a.pad[0] + a.pad[2], pw = a.w + a.pad[1] + a.pad[3];
+  te::Tensor pad = te::compute(
+      {Dim(a.n), Dim(a.ic / icb), Dim(ph), Dim(pw), Dim(icb)},
+      [&](Var n, Var cc, Var y, Var x, Var cb) {
+        return ir::if_then_else(
+            Inside(y, a.pad[0], a.pad[0] + a.h) && Inside(x, a.pad[1], a.pad[1] + a.w),
+            data(n, cc, y - C(a.pad[0]), x - C(a.pad[1]), cb), ir::FloatImm(ir::kFloat32, 0.0));
+      },
+      "pad", {"n", "cc", "y", "x", "cb"});
+  Conv2dAttrs unpadded = a;
+  unpadded.h = ph;
+  unpadded.w = pw;
+  unpadded.pad = {0, 0, 0, 0};
+  Conv2dNchwc c = MakeConv2dNchwcOn(pad, unpadded, icb, ocb);
+  c.data = data;
+  return c;
+}
+
+DepthwiseNchwc MakeDepthwiseNchwc(const Conv2dAttrs& a, int64_t cb) {
+  DepthwiseNchwc c;
+  const int64_t ph = a.h + a.pad[0] + a.pad[2], pw = a.w + a.pad[1] + a.pad[3];
+  c.data = te::placeholder({Dim(a.n), Dim(a.ic / cb), Dim(a.h), Dim(a.w), Dim(cb)}, ir::kFloat32,
+                           "data");
+  c.weight = te::placeholder({Dim(a.ic / cb), Dim(a.kh), Dim(a.kw), Dim(cb)}, ir::kFloat32,
+                             "weight");
+  c.pad = te::compute(
+      {Dim(a.n), Dim(a.ic / cb), Dim(ph), Dim(pw), Dim(cb)},
+      [&](Var n, Var cc, Var y, Var x, Var b) {
+        Expr value = c.data(n, cc, y - C(a.pad[0]), x - C(a.pad[1]), b);
+        if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) return value;
+        return ir::if_then_else(
+            Inside(y, a.pad[0], a.pad[0] + a.h) && Inside(x, a.pad[1], a.pad[1] + a.w), value,
+            ir::FloatImm(ir::kFloat32, 0.0));
+      },
+      "pad", {"n", "cc", "y", "x", "cb"});
+  c.kh = te::reduce_axis({C(0), Dim(a.kh)}, "kh");
+  c.kw = te::reduce_axis({C(0), Dim(a.kw)}, "kw");
+  c.out = te::compute(
+      {Dim(a.n), Dim(a.ic / cb), Dim(a.oh()), Dim(a.ow()), Dim(cb)},
+      [&](Var n, Var cc, Var y, Var x, Var b) {
+        return te::sum(c.pad(n, cc, y * C(a.stride[0]) + c.kh->var * C(a.dilation[0]),
+                             x * C(a.stride[1]) + c.kw->var * C(a.dilation[1]), b) *
+                           c.weight(cc, c.kh->var, c.kw->var, b),
+                       {c.kh, c.kw});
+      },
+      "depthwise_conv2d_nchwc", {"n", "cc", "oh", "ow", "cb"});
+  return c;
+}
+
+Conv2dAttrs Conv2dTransposeAttrs::EquivalentConv() const {
+  Conv2dAttrs c;
+  c.n = n;
+  c.ic = ic;
+  c.oc = oc;
+  c.kh = kh;
+  c.kw = kw;
+  c.h = (h - 1) * stride[0] + 1;
+  c.w = (w - 1) * stride[1] + 1;
+  c.pad = {kh - 1 - pad[0], kw - 1 - pad[1], kh - 1 - pad[2] + output_padding[0],
+           kw - 1 - pad[3] + output_padding[1]};
+  return c;
+}
+
+absl::StatusOr<Conv2dTransposeAttrs> ReadConv2dTransposeAttrs(const std::string& what,
+                                                              const OpArgs& args) {
+  ArgReader r(what, args);
+  Conv2dTransposeAttrs a;
+  TESSEL_RETURN_IF_ERROR(ReadSizes(r, a));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad,
+                          r.IntsOr("output_padding", 2, {0, 0}, 0));
+  a.output_padding = {out_pad[0], out_pad[1]};
+  if (a.pad[0] >= a.kh || a.pad[2] >= a.kh || a.pad[1] >= a.kw || a.pad[3] >= a.kw) {
+    return r.Error(absl::StrCat("'pad' entries must be below the kernel size (", a.kh, "x", a.kw,
+                                ")"));
+  }
+  if (out_pad[0] >= a.stride[0] || out_pad[1] >= a.stride[1]) {
+    return r.Error("'output_padding' entries must be below the stride");
+  }
+  if (a.oh() < 1 || a.ow() < 1) return r.Error("the output would be empty");
+  return a;
+}
+
+te::Tensor DilateAndPadNchwc(const te::Tensor& data, const Conv2dTransposeAttrs& a, int64_t icb) {
+  const Conv2dAttrs conv = a.EquivalentConv();
+  const int64_t ph = conv.h + conv.pad[0] + conv.pad[2];
+  const int64_t pw = conv.w + conv.pad[1] + conv.pad[3];
+  const int64_t sy = a.stride[0], sx = a.stride[1];
+  return te::compute(
+      {Dim(a.n), Dim(a.ic / icb), Dim(ph), Dim(pw), Dim(icb)},
+      [&](Var n, Var cc, Var y, Var x, Var cb) {
+        Expr yy = y - C(conv.pad[0]);
+        Expr xx = x - C(conv.pad[1]);
+        Expr on_grid = Inside(yy, 0, conv.h) && Inside(xx, 0, conv.w);
+        if (sy > 1) on_grid = on_grid && yy % C(sy) == C(0);
+        if (sx > 1) on_grid = on_grid && xx % C(sx) == C(0);
+        return ir::if_then_else(on_grid, data(n, cc, yy / C(sy), xx / C(sx), cb),
+                                ir::FloatImm(ir::kFloat32, 0.0));
+      },
+      "dilate_pad", {"n", "cc", "y", "x", "cb"});
+}
+
+}  // namespace tessel::ops::nn

@@ -1,0 +1,155 @@
+#include "compiler/ops/op_runner.h"
+
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
+
+#include <cmath>
+#include <random>
+
+#include "compiler/driver/build.h"
+#include "compiler/ir/dl_type.h"
+#include "compiler/ir/expr.h"
+#include "compiler/runtime/dltype.h"
+#include "compiler/support/check.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/transforms/pipeline.h"
+
+namespace tessel::ops {
+namespace {
+
+std::vector<int64_t> ConstShape(const te::Tensor& t) {
+  std::vector<int64_t> shape;
+  for (const ir::Expr& e : t.shape()) {
+    const auto* imm = e.as<ir::IntImmNode>();
+    TESSEL_CHECK(imm != nullptr) << "tensor " << t.op()->name << " has a symbolic shape";
+    shape.push_back(imm->value);
+  }
+  return shape;
+}
+
+// Element i of x as a double (the float and integer types the operators use).
+double ElementAt(const runtime::NDArray& x, int64_t i) {
+  const DLDataType t = x.dl()->dtype;
+  if (t.code == kDLFloat && t.bits == 32) return x.data<float>()[i];
+  if (t.code == kDLFloat && t.bits == 64) return x.data<double>()[i];
+  if (t.code == kDLInt && t.bits == 32) return x.data<int32_t>()[i];
+  if (t.code == kDLInt && t.bits == 64) return static_cast<double>(x.data<int64_t>()[i]);
+  if (t.code == kDLUInt && t.bits == 8) return x.data<uint8_t>()[i];
+  if (t.code == kDLInt && t.bits == 8) return x.data<int8_t>()[i];
+  TESSEL_UNREACHABLE() << "cannot read elements of type " << runtime::DLTypeToString(t);
+}
+
+std::string IndexText(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> index(shape.size());
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return absl::StrCat("[", absl::StrJoin(index, ", "), "]");
+}
+
+template <typename T>
+void FillIntegers(runtime::NDArray& x, std::mt19937& rng, int64_t low, int64_t high) {
+  std::uniform_int_distribution<int64_t> dist(low, high - 1);
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<T>()[i] = static_cast<T>(dist(rng));
+}
+
+}  // namespace
+
+absl::StatusOr<runtime::Function> CompileProgram(const OpProgram& program, const std::string& name,
+                                                 const std::string& target) {
+  TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func,
+                          transforms::Lower(program.schedule, program.args, name));
+  TESSEL_ASSIGN_OR_RETURN(runtime::Module module, driver::Build({func}, target));
+  return module.GetFunction(name);
+}
+
+std::vector<runtime::NDArray> RandomInputs(const std::vector<TensorSpec>& specs, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<runtime::NDArray> out;
+  for (const TensorSpec& spec : specs) {
+    runtime::NDArray x = runtime::NDArray::Empty(spec.shape, spec.dtype);
+    const DLDataType t = spec.dtype;
+    const auto low = static_cast<int64_t>(spec.low), high = static_cast<int64_t>(spec.high);
+    if (t.code == kDLFloat && t.bits == 32) {
+      std::uniform_real_distribution<float> dist(static_cast<float>(spec.low),
+                                                 static_cast<float>(spec.high));
+      for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = dist(rng);
+    } else if (t.code == kDLUInt && t.bits == 8) {
+      FillIntegers<uint8_t>(x, rng, low, high);
+    } else if (t.code == kDLInt && t.bits == 8) {
+      FillIntegers<int8_t>(x, rng, low, high);
+    } else if (t.code == kDLInt && t.bits == 32) {
+      FillIntegers<int32_t>(x, rng, low, high);
+    } else {
+      TESSEL_UNREACHABLE() << "cannot draw inputs of type " << runtime::DLTypeToString(t);
+    }
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<runtime::NDArray> AllocateOutputs(const OpProgram& program) {
+  std::vector<runtime::NDArray> out;
+  const size_t first = program.args.size() - program.num_outputs;
+  for (size_t i = first; i < program.args.size(); ++i) {
+    const te::Tensor& t = program.args[i];
+    out.push_back(runtime::NDArray::Empty(ConstShape(t), ir::ToDLType(t.dtype())));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<runtime::NDArray>> PrepareInputs(
+    const OpProgram& program, const std::vector<runtime::NDArray>& logical) {
+  if (program.prepare) return program.prepare(logical);
+  return logical;
+}
+
+std::vector<runtime::Arg> CallArguments(std::vector<runtime::NDArray>& inputs,
+                                        std::vector<runtime::NDArray>& outputs) {
+  std::vector<runtime::Arg> args;
+  for (runtime::NDArray& x : inputs) args.push_back(const_cast<DLTensor*>(x.dl()));
+  for (runtime::NDArray& x : outputs) args.push_back(const_cast<DLTensor*>(x.dl()));
+  return args;
+}
+
+absl::StatusOr<std::vector<runtime::NDArray>> RunLogical(
+    const OpProgram& program, const runtime::Function& f,
+    const std::vector<runtime::NDArray>& inputs) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> physical, PrepareInputs(program, inputs));
+  std::vector<runtime::NDArray> outputs = AllocateOutputs(program);
+  const std::vector<runtime::Arg> args = CallArguments(physical, outputs);
+  TESSEL_RETURN_IF_ERROR(f(std::span<const runtime::Arg>(args)));
+  if (program.finish) return program.finish(outputs);
+  return outputs;
+}
+
+absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
+                            const std::vector<runtime::NDArray>& want, const Tolerance& tolerance,
+                            const std::string& reference) {
+  if (got.size() != want.size()) {
+    return absl::InternalError(absl::StrCat("the program gives ", got.size(), " outputs, ",
+                                            reference, " ", want.size()));
+  }
+  for (size_t o = 0; o < got.size(); ++o) {
+    if (got[o].shape() != want[o].shape()) {
+      return absl::InternalError(absl::StrCat("output ", o, " has shape [",
+                                              absl::StrJoin(got[o].shape(), ", "), "], ",
+                                              reference, " gives [",
+                                              absl::StrJoin(want[o].shape(), ", "), "]"));
+    }
+    const bool exact = want[o].dl()->dtype.code != kDLFloat;
+    for (int64_t i = 0; i < got[o].NumElements(); ++i) {
+      const double g = ElementAt(got[o], i), w = ElementAt(want[o], i);
+      const double allowed = exact ? 0 : tolerance.atol + tolerance.rtol * std::fabs(w);
+      if (!(std::fabs(g - w) <= allowed)) {
+        return absl::InternalError(absl::StrCat("output ", o, " at ",
+                                                IndexText(want[o].shape(), i), " is ", g, " but ",
+                                                reference, " gives ", w));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessel::ops

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ops/template.h"
+#include "compiler/runtime/module.h"
+#include "compiler/runtime/ndarray.h"
+
+// Running an OpProgram outside the tuner: compile it, draw inputs, run it on logical inputs
+// (through prepare/finish), compare outputs. The tests (testing/op_check.h) and `tessel bench
+// ops` share these.
+namespace tessel::ops {
+
+// The program lowered as function `name` and built for target.
+absl::StatusOr<runtime::Function> CompileProgram(const OpProgram& program, const std::string& name,
+                                                 const std::string& target);
+
+// Seeded random logical inputs within each TensorSpec's range.
+std::vector<runtime::NDArray> RandomInputs(const std::vector<TensorSpec>& specs, uint32_t seed);
+
+// Empty arrays for the program's outputs (the last num_outputs args).
+std::vector<runtime::NDArray> AllocateOutputs(const OpProgram& program);
+
+// The program's input arrays for these logical inputs (prepare, or the inputs themselves).
+absl::StatusOr<std::vector<runtime::NDArray>> PrepareInputs(
+    const OpProgram& program, const std::vector<runtime::NDArray>& logical);
+
+// f's arguments: inputs, then outputs.
+std::vector<runtime::Arg> CallArguments(std::vector<runtime::NDArray>& inputs,
+                                        std::vector<runtime::NDArray>& outputs);
+
+// Runs program on logical inputs, returns the logical outputs.
+absl::StatusOr<std::vector<runtime::NDArray>> RunLogical(const OpProgram& program,
+                                                         const runtime::Function& f,
+                                                         const std::vector<runtime::NDArray>& inputs);
+
+struct Tolerance {
+  // |ours - reference| <= atol + rtol * |reference|, elementwise (integer outputs: exact).
+  double atol = 1e-3;
+  double rtol = 1e-3;
+};
+
+// Ok when got matches want within tolerance; otherwise the first mismatch with its index.
+// `reference` names where want came from, for the message.
+absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
+                            const std::vector<runtime::NDArray>& want, const Tolerance& tolerance,
+                            const std::string& reference = "libtorch");
+
+}  // namespace tessel::ops

@@ -1,0 +1,56 @@
+#include "compiler/ops/template.h"
+
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
+
+#include <map>
+#include <memory>
+
+#include "compiler/support/check.h"
+
+namespace tessel::ops {
+namespace {
+
+// Templates by name; node-based, so pointers handed out stay valid as more register.
+std::map<std::string, std::unique_ptr<Template>>& Registry() {
+  static auto* registry = new std::map<std::string, std::unique_ptr<Template>>();
+  return *registry;
+}
+
+}  // namespace
+
+void RegisterTemplate(Template t) {
+  TESSEL_CHECK(t.space && t.fallback && t.instantiate) << "template " << t.name << " is incomplete";
+  auto [it, inserted] = Registry().emplace(t.name, nullptr);
+  TESSEL_CHECK(inserted) << "template " << t.name << " registered twice";
+  it->second = std::make_unique<Template>(std::move(t));
+}
+
+absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
+  auto it = Registry().find(name);
+  if (it != Registry().end()) return it->second.get();
+  std::vector<std::string> names;
+  for (const auto& [n, t] : Registry()) names.push_back(n);
+  return absl::NotFoundError(absl::StrCat("no schedule template named '", name,
+                                          "'; known: ", absl::StrJoin(names, ", ")));
+}
+
+std::vector<const Template*> AllTemplates() {
+  std::vector<const Template*> out;
+  for (const auto& [n, t] : Registry()) out.push_back(t.get());
+  return out;
+}
+
+absl::StatusOr<Instantiated> InstantiateFallback(const Template& t, const OpArgs& args,
+                                                 const TargetFacts& facts) {
+  absl::StatusOr<search::ConfigSpace> space = t.space(args, facts);
+  if (!space.ok()) return space.status();
+  search::Config config = t.fallback(*space, args, facts);
+  TESSEL_CHECK(space->Validate(config).ok())
+      << "template " << t.name << " falls back to an invalid config " << config.ToString();
+  absl::StatusOr<OpProgram> program = t.instantiate(config, args, facts);
+  if (!program.ok()) return program.status();
+  return Instantiated{*std::move(space), std::move(config), *std::move(program)};
+}
+
+}  // namespace tessel::ops

@@ -1,0 +1,97 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ops/op_args.h"
+#include "compiler/ops/target_facts.h"
+#include "compiler/runtime/ndarray.h"
+#include "compiler/schedule/schedule.h"
+#include "search/space/config_space.h"
+
+// Schedule templates: for one operator on one family of targets, a tunable schedule. A template
+// checks the operator's arguments and declares its knobs (a ConfigSpace), names the config a good
+// engineer would pick without tuning (the fallback), and instantiates any config of its space as a
+// schedule (an OpProgram).
+//
+// An operator has a logical form, the one compiler/ops/OPERATORS.md defines and references
+// (libtorch) compute: NCHW data, OIHW weights, and so on. A program may take its inputs in another
+// form (blocked layouts, pre-transformed weights): `prepare` turns logical inputs into the
+// program's, `finish` turns the program's outputs into logical ones. Both run on the host, outside
+// any timing, as a graph compiler would fold them into constants or layout transforms.
+namespace tessel::ops {
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  DLDataType dtype{kDLFloat, 32, 1};
+  // Range of the values tests draw for this input, uniformly in [low, high) (integers: low to
+  // high - 1). A variance, say, needs positive values; a 2-bit activation needs [0, 4).
+  double low = -1, high = 1;
+};
+
+using HostTransform = std::function<absl::StatusOr<std::vector<runtime::NDArray>>(
+    const std::vector<runtime::NDArray>&)>;
+
+struct OpProgram {
+  schedule::Schedule schedule;
+  // The function's arguments: the program's inputs, then its outputs.
+  std::vector<te::Tensor> args;
+  int num_outputs = 1;
+  // Arithmetic operations of the logical operator (a multiply-add counts 2), for GFLOPS.
+  double flops = 0;
+  std::vector<TensorSpec> logical_inputs;
+  std::vector<TensorSpec> logical_outputs;
+  // Logical inputs -> the program's inputs (same order as args). Identity when unset.
+  HostTransform prepare;
+  // The program's outputs -> logical outputs. Identity when unset.
+  HostTransform finish;
+};
+
+struct Template {
+  std::string name;     // registry key: "<op>_<variant>.<target family>", e.g. "conv2d_nchwc.x86"
+  std::string op;       // the logical operator (OPERATORS.md), e.g. "conv2d"
+  std::string summary;  // one line for `tessel list`
+  // Checks args (errors name the key) and declares the knobs.
+  std::function<absl::StatusOr<search::ConfigSpace>(const OpArgs&, const TargetFacts&)> space;
+  // The untuned choice: a valid point of space(args, facts).
+  std::function<search::Config(const search::ConfigSpace&, const OpArgs&, const TargetFacts&)>
+      fallback;
+  // The program for one config of space(args, facts).
+  std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&,
+                                          const TargetFacts&)>
+      instantiate;
+};
+
+// Registration, once per name (a second registration of a name is a bug and fails a check).
+// Template libraries register from a static initializer (TESSEL_REGISTER_TEMPLATE) and are
+// linked with alwayslink = 1.
+void RegisterTemplate(Template t);
+// The template, or NotFound listing the known names.
+absl::StatusOr<const Template*> FindTemplate(const std::string& name);
+// Every registered template, by name.
+std::vector<const Template*> AllTemplates();
+
+// The space, the fallback config and its program in one call (what an untuned build does).
+struct Instantiated {
+  search::ConfigSpace space;
+  search::Config config;
+  OpProgram program;
+};
+absl::StatusOr<Instantiated> InstantiateFallback(const Template& t, const OpArgs& args,
+                                                 const TargetFacts& facts);
+
+}  // namespace tessel::ops
+
+#define TESSEL_TEMPLATE_CONCAT_INNER(a, b) a##b
+#define TESSEL_TEMPLATE_CONCAT(a, b) TESSEL_TEMPLATE_CONCAT_INNER(a, b)
+// TESSEL_REGISTER_TEMPLATE(MakeConv2dNchwcTemplate());  at namespace scope in a .cc file.
+#define TESSEL_REGISTER_TEMPLATE(make)                                                      \
+  [[maybe_unused]] static const bool TESSEL_TEMPLATE_CONCAT(tessel_template_registered_, \
+                                                            __LINE__) =                    \
+      (::tessel::ops::RegisterTemplate(make), true)

@@ -1,0 +1,58 @@
+#include "compiler/ops/testing/op_check.h"
+
+#include <absl/strings/str_cat.h>
+
+#include <random>
+
+#include "baselines/torch/reference.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::ops::testing {
+
+absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
+                            const std::vector<runtime::NDArray>& want,
+                            const CheckOptions& options) {
+  return ops::CompareOutputs(got, want, Tolerance{options.atol, options.rtol});
+}
+
+absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Config& config,
+                         const CheckOptions& options) {
+  const std::string where = absl::StrCat(t.name, " ", args.dump(), " config ", config.ToString());
+  auto annotate = [&](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+  };
+  TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
+  absl::StatusOr<OpProgram> program = t.instantiate(config, args, facts);
+  if (!program.ok()) return annotate(program.status());
+  absl::StatusOr<runtime::Function> f = CompileProgram(*program, "op", options.target);
+  if (!f.ok()) return annotate(f.status());
+  std::vector<runtime::NDArray> inputs = RandomInputs(program->logical_inputs, options.seed);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = RunLogical(*program, *f, inputs);
+  if (!got.ok()) return annotate(got.status());
+  absl::StatusOr<std::vector<runtime::NDArray>> want =
+      baselines::TorchReference(t.op, args, inputs);
+  if (!want.ok()) return annotate(want.status());
+  absl::Status s = CompareOutputs(*got, *want, options);
+  return s.ok() ? s : annotate(s);
+}
+
+absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOptions& options) {
+  TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
+  return CheckConfig(t, args, t.fallback(space, args, facts), options);
+}
+
+absl::Status CheckRandomConfigs(const Template& t, const OpArgs& args, int n,
+                                const CheckOptions& options) {
+  TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
+  std::mt19937_64 rng(options.seed);
+  const search::Config fallback = t.fallback(space, args, facts);
+  TESSEL_RETURN_IF_ERROR(CheckConfig(t, args, fallback, options));
+  for (const search::Config& c : space.SampleUnique(n, rng, {fallback.index()})) {
+    TESSEL_RETURN_IF_ERROR(CheckConfig(t, args, c, options));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessel::ops::testing

@@ -1,0 +1,70 @@
+// conv2d_nchwc.x86: conv2d (groups 1) in NCHW[x]c blocked layouts, the schedule of
+// conv2d_nchwc_schedule.h. The program takes data NCHW{icb}c and weight OIHW{icb}i{ocb}o and
+// gives NCHW{ocb}c; prepare/finish convert from and to the logical NCHW / OIHW forms.
+#include "compiler/ops/host_layout.h"
+#include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/template.h"
+#include "compiler/ops/x86/conv2d_nchwc_schedule.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::ops::x86 {
+namespace {
+
+constexpr char kName[] = "conv2d_nchwc.x86";
+
+absl::StatusOr<nn::Conv2dAttrs> ReadAttrs(const OpArgs& args) {
+  TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(kName, args));
+  if (a.groups != 1) {
+    return ArgReader(kName, args)
+        .Error("'groups' must be 1 (grouped convolutions: conv2d_nchw.x86, depthwise: "
+               "depthwise_conv2d_nchwc.x86)");
+  }
+  return a;
+}
+
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&) {
+  TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
+  search::ConfigSpace space;
+  DefineConv2dNchwcSpace(space, a);
+  return space;
+}
+
+search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
+                        const TargetFacts& facts) {
+  return Conv2dNchwcFallback(space, *ReadAttrs(args), facts);
+}
+
+absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
+                                      const TargetFacts&) {
+  TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
+  const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
+  nn::Conv2dNchwc c = nn::MakeConv2dNchwc(a, k.icb, k.ocb);
+  OpProgram p;
+  p.schedule = schedule::create_schedule({c.out.op()});
+  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(p.schedule, c, k));
+  p.args = {c.data, c.weight, c.out};
+  p.flops = a.flops();
+  p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.oc, a.ic, a.kh, a.kw}}};
+  p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
+  p.prepare = [k](const std::vector<runtime::NDArray>& in)
+      -> absl::StatusOr<std::vector<runtime::NDArray>> {
+    return std::vector<runtime::NDArray>{PackChannels(in[0], k.icb),
+                                         PackConvWeight(in[1], k.icb, k.ocb)};
+  };
+  p.finish = [](const std::vector<runtime::NDArray>& out)
+      -> absl::StatusOr<std::vector<runtime::NDArray>> {
+    return std::vector<runtime::NDArray>{UnpackChannels(out[0])};
+  };
+  return p;
+}
+
+Template Make() {
+  return Template{kName, "conv2d",
+                  "conv2d in NCHW[x]c: register tile of output width x channel block",
+                  Space, Fallback, Instantiate};
+}
+
+TESSEL_REGISTER_TEMPLATE(Make());
+
+}  // namespace
+}  // namespace tessel::ops::x86

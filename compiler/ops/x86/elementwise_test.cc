@@ -1,0 +1,123 @@
+// The element-wise templates against libtorch: activations on several shapes (prime extents,
+// single elements, rank 1 to 5), every kind of broadcasting for the binary operators, random
+// configs, and argument errors naming the key.
+#include <gtest/gtest.h>
+
+#include "compiler/ops/template.h"
+#include "compiler/ops/testing/op_check.h"
+
+namespace tessel::ops::x86 {
+namespace {
+
+using testing::CheckFallback;
+using testing::CheckRandomConfigs;
+
+const Template& Get(const std::string& name) {
+  absl::StatusOr<const Template*> t = FindTemplate(name);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return **t;
+}
+
+const std::vector<OpArgs>& ActivationShapes() {
+  static const auto* shapes = new std::vector<OpArgs>{{1},
+                                                      {7},
+                                                      {1000},
+                                                      {3, 5},
+                                                      {2, 3, 17},
+                                                      {1, 64, 56, 56},
+                                                      {2, 3, 1, 1},
+                                                      {1, 13, 7, 11},
+                                                      {2, 2, 3, 5, 19}};
+  return *shapes;
+}
+
+TEST(ElementwiseTest, ActivationsFallback) {
+  for (const std::string op : {"relu", "sigmoid", "tanh", "leaky_relu", "clip"}) {
+    for (const OpArgs& shape : ActivationShapes()) {
+      OpArgs args = {{"shape", shape}};
+      if (op == "leaky_relu") args["alpha"] = 0.2;
+      if (op == "clip") {
+        args["min"] = -0.5;
+        args["max"] = 1.25;
+      }
+      EXPECT_TRUE(CheckFallback(Get(op + ".x86"), args).ok())
+          << op << " " << args.dump() << ": " << CheckFallback(Get(op + ".x86"), args);
+    }
+  }
+}
+
+TEST(ElementwiseTest, LeakyReluDefaultAlpha) {
+  EXPECT_TRUE(CheckFallback(Get("leaky_relu.x86"), {{"shape", {4, 33}}}).ok());
+}
+
+TEST(ElementwiseTest, ActivationsRandomConfigs) {
+  for (const std::string op : {"relu", "sigmoid", "tanh", "leaky_relu", "clip"}) {
+    OpArgs args = {{"shape", {3, 7, 29}}, {"min", -0.3}, {"max", 0.4}};
+    if (op != "clip") args.erase("min"), args.erase("max");
+    absl::Status s = CheckRandomConfigs(Get(op + ".x86"), args, 20);
+    EXPECT_TRUE(s.ok()) << op << ": " << s;
+  }
+}
+
+// (a_shape, b_shape) pairs covering every kind of broadcasting.
+const std::vector<std::pair<OpArgs, OpArgs>>& BroadcastCases() {
+  static const auto* cases = new std::vector<std::pair<OpArgs, OpArgs>>{
+      {{2, 3, 5}, {2, 3, 5}},           // same shape
+      {{4, 7, 9}, {1}},                 // scalar-like
+      {{1}, {4, 7, 9}},                 // scalar-like on the left
+      {{2, 16, 5, 7}, {7}},             // trailing: b is a row
+      {{2, 16, 5, 7}, {16, 1, 1}},      // per-channel (bias-add)
+      {{2, 16, 5, 7}, {2, 16, 1, 1}},   // per-(n, c)
+      {{3, 1, 5}, {1, 4, 1}},           // both sides broadcast
+      {{5, 1}, {1, 6}},                 // outer product
+      {{1, 3, 1, 11}, {2, 1, 13, 11}},  // leading and middle
+      {{6, 5}, {4, 1, 6, 5}},           // missing leading dimensions
+      {{1, 1}, {1, 1}},                 // one element
+  };
+  return *cases;
+}
+
+TEST(ElementwiseTest, BinaryBroadcastingFallback) {
+  for (const std::string op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"}) {
+    for (const auto& [a, b] : BroadcastCases()) {
+      const OpArgs args = {{"a_shape", a}, {"b_shape", b}};
+      absl::Status s = CheckFallback(Get(op + ".x86"), args);
+      EXPECT_TRUE(s.ok()) << op << " " << args.dump() << ": " << s;
+    }
+  }
+}
+
+TEST(ElementwiseTest, BinaryRandomConfigs) {
+  for (const std::string op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"}) {
+    const OpArgs args = {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}};
+    absl::Status s = CheckRandomConfigs(Get(op + ".x86"), args, 20);
+    EXPECT_TRUE(s.ok()) << op << ": " << s;
+  }
+  absl::Status s =
+      CheckRandomConfigs(Get("add.x86"), {{"a_shape", {3, 1, 37}}, {"b_shape", {4, 1}}}, 20);
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+void ExpectError(const std::string& name, const OpArgs& args, const std::string& key) {
+  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, TargetFacts{});
+  ASSERT_FALSE(space.ok()) << name << " " << args.dump();
+  EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
+      << space.status().message();
+}
+
+TEST(ElementwiseTest, ArgumentErrors) {
+  ExpectError("relu.x86", OpArgs::object(), "shape");
+  ExpectError("relu.x86", {{"shape", {2, 0}}}, "shape");
+  ExpectError("relu.x86", {{"shape", OpArgs::array()}}, "shape");
+  ExpectError("sigmoid.x86", {{"shape", "big"}}, "shape");
+  ExpectError("leaky_relu.x86", {{"shape", {2}}, {"alpha", "x"}}, "alpha");
+  ExpectError("clip.x86", {{"shape", {2}}, {"max", 1}}, "min");
+  ExpectError("clip.x86", {{"shape", {2}}, {"min", 1}}, "max");
+  ExpectError("clip.x86", {{"shape", {2}}, {"min", 1}, {"max", 0}}, "min");
+  ExpectError("add.x86", {{"a_shape", {2, 3}}}, "b_shape");
+  ExpectError("add.x86", {{"a_shape", {2, 3}}, {"b_shape", {4}}}, "a_shape");
+  ExpectError("maximum.x86", {{"a_shape", {2, 3}}, {"b_shape", {2, 1, 2}}}, "b_shape");
+}
+
+}  // namespace
+}  // namespace tessel::ops::x86

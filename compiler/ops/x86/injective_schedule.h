@@ -1,0 +1,105 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compiler/ops/template.h"
+#include "compiler/schedule/schedule.h"
+#include "search/space/config_space.h"
+
+// The x86 schedule of injective outputs (each element computed from inputs by index arithmetic
+// alone: element-wise and data-movement operators), shared by every such template.
+//
+// An output of rank r is scheduled with its last k axes fused into one inner loop:
+//   fused axes [0, r - k)            parallel (the rows)
+//     inner / (vec * unroll)         serial, guarded when vec * unroll does not divide inner
+//       unroll                       unrolled
+//         vec                        vectorized
+// When the inner loop is not longer than one vector it is vectorized whole. When r == k (no
+// rows), the tile loop itself runs in parallel (as up to 256 chunks of tiles when the last tile
+// is ragged). Guarded tails are split off by loop partitioning, so the bulk stays vector code.
+//
+// Fusing several axes relies on the simplifier to turn the fused index's divisions back into an
+// affine address, which it does not always do (when the tile is longer than the innermost axis,
+// e.g. 7 x 7 planes): templates should present their tensors with mergeable axes already merged
+// (a view through prepare/finish, free for a graph compiler), see CollapseBroadcast.
+//
+// Knobs: "inner_axes" k in 1..max_inner_axes, "vec" (elements per vector: half, one or two
+// registers), "unroll" (vectors per tile: 1, 2, 4), "parallel" (0 or 1). A filter rejects a
+// ragged tile over several fused axes: its guard tests each fused axis through a division, which
+// loop partitioning cannot split off, so the whole inner loop would run scalar.
+namespace tessel::ops::x86 {
+
+struct InjectiveTiling {
+  int inner_axes = 1;
+  int64_t vec = 16;
+  int64_t unroll = 1;
+  bool parallel = true;
+};
+
+// Declares the knobs for an output of `shape`. max_inner_axes (>= 1, <= rank) is the most
+// trailing axes whose fusion keeps every input's index arithmetic affine in the fused index
+// (the template knows: all axes for same-shape element-wise ops, fewer when an input is
+// broadcast or permuted along some of them).
+void DefineInjectiveKnobs(search::ConfigSpace& space, const std::vector<int64_t>& shape,
+                          int max_inner_axes, const TargetFacts& facts);
+
+// The tiling a config of such a space names.
+InjectiveTiling InjectiveTilingOf(const search::Config& config);
+
+// The untuned choice: the (inner_axes, vec) with the least estimated time (vector
+// instructions, scalar tail elements and a per-row overhead, over the threads the rows or tiles
+// can occupy), unroll 2 for long inner loops that divide, parallel from 64Ki elements on.
+InjectiveTiling DefaultInjectiveTiling(const std::vector<int64_t>& shape, int max_inner_axes,
+                                       const TargetFacts& facts);
+
+// The knobs' JSON values of a tiling, to merge into a fallback config's "knobs".
+nlohmann::json InjectiveKnobs(const InjectiveTiling& tiling);
+
+// Schedules the stage of `out` (a compute without reduction) as above. Errors name the stage.
+absl::Status ScheduleInjective(schedule::Schedule& s, const te::Tensor& out,
+                               const InjectiveTiling& tiling);
+
+// The shapes under which an element-wise operation over operands broadcast to `out` (numpy
+// rules) can run with the fewest axes: axes of extent 1 dropped, and runs of adjacent axes
+// along which every operand is either entirely present or entirely broadcast merged into one.
+// operands[i] gets the view of operands[i] (same rank as the view of out, 1 where broadcast).
+struct CollapsedViews {
+  std::vector<int64_t> out;
+  std::vector<std::vector<int64_t>> operands;
+};
+CollapsedViews CollapseBroadcast(const std::vector<int64_t>& out,
+                                 const std::vector<std::vector<int64_t>>& operands);
+
+// A template whose program is one injective output.
+struct InjectiveOp {
+  std::vector<te::Tensor> inputs;  // placeholders, in the logical inputs' order
+  te::Tensor output;
+  std::vector<TensorSpec> logical_inputs;  // same order; names and value ranges for tests
+  // When the program reads or writes views (other shapes of the same contiguous data): the
+  // logical output's shape (empty: the output's) and the host reshapes to and from the views.
+  std::vector<int64_t> logical_output_shape;
+  HostTransform prepare, finish;
+  int max_inner_axes = 1;
+  // Arithmetic per output element (0 for data movement).
+  double flops_per_element = 1;
+  // Small intermediate stages computed once, before the output (e.g. batch_norm's per-channel
+  // scale and shift); every other intermediate stage is inlined into the output.
+  std::vector<te::Tensor> root_stages;
+};
+
+// Reads and checks args (errors name `name` and the key) and builds the computes.
+using InjectiveBuilder =
+    std::function<absl::StatusOr<InjectiveOp>(const std::string& name, const OpArgs& args)>;
+
+// The template: knobs as above, the fallback DefaultInjectiveTiling, the program the builder's
+// output scheduled by ScheduleInjective. Flops: flops_per_element per output element.
+Template MakeInjectiveTemplate(std::string name, std::string op, std::string summary,
+                               InjectiveBuilder build);
+
+}  // namespace tessel::ops::x86

@@ -1,0 +1,272 @@
+// max_pool2d.x86 and avg_pool2d.x86: pooling of NCHW data, vectorized over output columns.
+//
+// Loop nest: parallel over the fused (n, c) planes; output rows; ow / vec_ow; the window's rows
+// and columns; vec_ow output columns, vectorized (the reduction accumulates in the output's
+// vector, which LLVM keeps in a register across the unrolled window). The padded input ("pad"
+// stage, present when windows leave the input) is computed per plane inside the parallel loop
+// (pad_at=1), as one parallel stage before the pooling (pad_at=2), or inlined into the reads
+// (pad_at=0: a select and a clamped gather per window element).
+//
+// With a column stride above 1 the padded input may be stored by column phase (phase_split=1,
+// see PhaseSplitPool), which turns the window's strided reads into vector loads.
+//
+// Knobs: vec_ow (output columns per vector: divisors of ow up to two registers; a ragged
+// vector of one register when ow is longer and has no such divisor), unroll_window (0: none,
+// 1: the window's columns, 2: rows and columns), pad_at (0, 1, 2; only 1 without a pad stage),
+// phase_split (0, 1; only 0 for column stride 1).
+// Flops: kh * kw per output element (the window's comparisons or additions).
+#include <absl/strings/str_cat.h>
+
+#include <algorithm>
+
+#include "compiler/ir/op.h"
+#include "compiler/ops/nn/pooling.h"
+#include "compiler/ops/nn/shape.h"
+#include "compiler/ops/template.h"
+#include "compiler/support/check.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/te/compute.h"
+#include "compiler/te/reducer.h"
+
+namespace tessel::ops::x86 {
+namespace {
+
+using schedule::Stage;
+
+struct PoolProblem {
+  int64_t n, c, h, w, oh, ow;
+  nn::Pool2DAttrs attrs;
+};
+
+absl::StatusOr<PoolProblem> ReadPool(const std::string& name, const OpArgs& args,
+                                     nn::PoolKind kind) {
+  ArgReader reader(name, args);
+  PoolProblem p;
+  p.attrs.kind = kind;
+  TESSEL_ASSIGN_OR_RETURN(p.n, reader.Int("n"));
+  TESSEL_ASSIGN_OR_RETURN(p.c, reader.Int("c"));
+  TESSEL_ASSIGN_OR_RETURN(p.h, reader.Int("h"));
+  TESSEL_ASSIGN_OR_RETURN(p.w, reader.Int("w"));
+  TESSEL_ASSIGN_OR_RETURN(p.attrs.kernel[0], reader.Int("kh"));
+  TESSEL_ASSIGN_OR_RETURN(p.attrs.kernel[1], reader.Int("kw"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> stride, reader.IntsOr("stride", 2, {1, 1}));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> pad, reader.IntsOr("pad", 4, {0, 0, 0, 0}, 0));
+  TESSEL_ASSIGN_OR_RETURN(p.attrs.ceil_mode, reader.BoolOr("ceil_mode", false));
+  if (kind == nn::PoolKind::kAvg) {
+    TESSEL_ASSIGN_OR_RETURN(p.attrs.count_include_pad, reader.BoolOr("count_include_pad", false));
+  }
+  std::copy(stride.begin(), stride.end(), p.attrs.stride.begin());
+  std::copy(pad.begin(), pad.end(), p.attrs.pad.begin());
+  const int64_t kh = p.attrs.kernel[0], kw = p.attrs.kernel[1];
+  // As torch: every window must hold an input element.
+  if (pad[0] >= kh || pad[2] >= kh || pad[1] >= kw || pad[3] >= kw) {
+    return reader.Error("argument 'pad' entries must be smaller than the kernel ('kh', 'kw')");
+  }
+  if (p.h + pad[0] + pad[2] < kh) {
+    return reader.Error("argument 'kh' exceeds the padded input ('h' plus 'pad')");
+  }
+  if (p.w + pad[1] + pad[3] < kw) {
+    return reader.Error("argument 'kw' exceeds the padded input ('w' plus 'pad')");
+  }
+  TESSEL_ASSIGN_OR_RETURN(
+      p.oh, nn::PoolOutputExtent(p.h, kh, stride[0], pad[0], pad[2], p.attrs.ceil_mode));
+  TESSEL_ASSIGN_OR_RETURN(
+      p.ow, nn::PoolOutputExtent(p.w, kw, stride[1], pad[1], pad[3], p.attrs.ceil_mode));
+  return p;
+}
+
+// Whether Pool2D will read through a "pad" stage (the windows leave the input).
+bool HasPadStage(const PoolProblem& p) {
+  const auto& a = p.attrs;
+  return a.pad[0] > 0 || a.pad[1] > 0 || (p.oh - 1) * a.stride[0] + a.kernel[0] > p.h ||
+         (p.ow - 1) * a.stride[1] + a.kernel[1] > p.w;
+}
+
+std::vector<int64_t> VecOwValues(int64_t ow, const TargetFacts& facts) {
+  const int64_t lanes = std::max(facts.lanes(), 4);
+  std::vector<int64_t> values;
+  for (int64_t v = 1; v <= std::min(ow, 2 * lanes); ++v) {
+    if (ow % v == 0) values.push_back(v);
+  }
+  if (values.back() < lanes / 2 && ow > lanes) values.push_back(lanes);
+  return values;
+}
+
+absl::StatusOr<search::ConfigSpace> Space(const std::string& name, nn::PoolKind kind,
+                                          const OpArgs& args, const TargetFacts& facts) {
+  TESSEL_ASSIGN_OR_RETURN(PoolProblem p, ReadPool(name, args, kind));
+  search::ConfigSpace space;
+  space.define_knob("vec_ow", VecOwValues(p.ow, facts));
+  space.define_knob("unroll_window", {0, 1, 2});
+  const bool strided = p.attrs.stride[1] > 1;
+  if (HasPadStage(p) || strided) {
+    space.define_knob("pad_at", {0, 1, 2});
+  } else {
+    space.define_knob("pad_at", {1});
+  }
+  if (strided) {
+    space.define_knob("phase_split", {0, 1});
+  } else {
+    space.define_knob("phase_split", {0});
+  }
+  return space;
+}
+
+// The widest vector of output columns, unrolling the window's columns when the window is small.
+search::Config Fallback(const std::string& name, nn::PoolKind kind,
+                        const search::ConfigSpace& space, const OpArgs& args,
+                        const TargetFacts& facts) {
+  const PoolProblem p = *ReadPool(name, args, kind);
+  // The vector with the fewest idle lanes, the longest of those.
+  const int64_t lanes = std::max(facts.lanes(), 4);
+  int64_t vec = 1;
+  double best = 0;
+  for (int64_t v : VecOwValues(p.ow, facts)) {
+    const double use =
+        static_cast<double>(v) / static_cast<double>((v + lanes - 1) / lanes * lanes);
+    if (use >= best) best = use, vec = v;
+  }
+  const int64_t window = p.attrs.kernel[0] * p.attrs.kernel[1];
+  // Phases pay when windows overlap (each element read more than once) or a pad stage is
+  // written anyway.
+  const bool split =
+      p.attrs.stride[1] > 1 && (p.attrs.kernel[1] > p.attrs.stride[1] || HasPadStage(p));
+  absl::StatusOr<search::Config> config =
+      space.FromJson({{"knobs",
+                       {{"vec_ow", vec},
+                        {"unroll_window", window <= 9 ? 2 : (p.attrs.kernel[1] <= 4 ? 1 : 0)},
+                        {"pad_at", 1},
+                        {"phase_split", split ? 1 : 0}}}});
+  TESSEL_CHECK(config.ok()) << config.status().message();
+  return *config;
+}
+
+const std::vector<ir::IterVar>& Axes(const te::Tensor& t) {
+  return t.op().as<te::ComputeOpNode>()->axis;
+}
+
+// Pooling with the padded input stored by column phase, for a column stride sw > 1:
+//   pad[n, c, y, q, j] = padded input (y, j * sw + q)
+// so that a window column rw of output column x reads pad[..., rw % sw, x + rw / sw]: contiguous
+// in x (a vector load) where the padded input itself would be read with stride sw (a gather per
+// window element). The stage gathers each input element once instead.
+absl::StatusOr<te::Tensor> PhaseSplitPool(const te::Tensor& data, const nn::Pool2DAttrs& attrs) {
+  TESSEL_ASSIGN_OR_RETURN(nn::PoolGeometry g, nn::PoolGeometryOf(data, attrs));
+  const int64_t sh = attrs.stride[0], sw = attrs.stride[1];
+  const ir::Expr sw_e = ir::IntImm(ir::kInt32, sw);
+  te::Tensor phases = te::compute(
+      nn::ShapeExprs({g.n, g.c, g.ph, sw, (g.pw + sw - 1) / sw}),
+      [&](ir::Var i, ir::Var j, ir::Var y, ir::Var q, ir::Var x) {
+        return nn::PaddedElement(data, g, attrs, i, j, y, x * sw_e + q);
+      },
+      "pad");
+  ir::IterVar rh = te::reduce_axis({0, ir::IntImm(ir::kInt32, attrs.kernel[0])}, "rh");
+  ir::IterVar rw = te::reduce_axis({0, ir::IntImm(ir::kInt32, attrs.kernel[1])}, "rw");
+  auto window = [&](ir::Var i, ir::Var j, ir::Var y, ir::Var x) {
+    return phases(i, j, y * ir::IntImm(ir::kInt32, sh) + rh, ir::floormod(rw, sw_e),
+                  x + ir::floordiv(rw, sw_e));
+  };
+  const std::vector<ir::Expr> shape = nn::ShapeExprs({g.n, g.c, g.oh, g.ow});
+  if (attrs.kind == nn::PoolKind::kMax) {
+    return te::compute(
+        shape,
+        [&](ir::Var i, ir::Var j, ir::Var y, ir::Var x) {
+          return te::max(window(i, j, y, x), {rh, rw});
+        },
+        "max_pool2d");
+  }
+  return te::compute(
+      shape,
+      [&](ir::Var i, ir::Var j, ir::Var y, ir::Var x) {
+        return te::sum(window(i, j, y, x) * nn::AvgPoolScale(g, attrs, y, x, data.dtype()),
+                       {rh, rw});
+      },
+      "avg_pool2d");
+}
+
+absl::StatusOr<OpProgram> Instantiate(const std::string& name, nn::PoolKind kind,
+                                      const search::Config& config, const OpArgs& args) {
+  TESSEL_ASSIGN_OR_RETURN(PoolProblem p, ReadPool(name, args, kind));
+  te::Tensor data = te::placeholder(nn::ShapeExprs({p.n, p.c, p.h, p.w}), ir::kFloat32, "data");
+  te::Tensor out;
+  if (config.knob("phase_split") != 0) {
+    TESSEL_ASSIGN_OR_RETURN(out, PhaseSplitPool(data, p.attrs));
+  } else {
+    TESSEL_ASSIGN_OR_RETURN(out, nn::Pool2D(data, p.attrs));
+  }
+  OpProgram prog;
+  schedule::Schedule& s = prog.schedule;
+  s = schedule::create_schedule({out.op()});
+  const int64_t vec = config.knob("vec_ow");
+  const int unroll_window = static_cast<int>(config.knob("unroll_window"));
+
+  // The output is the window reduction: planes in parallel, rows, vectors of columns, then the
+  // window with the vector of columns innermost (an accumulator LLVM keeps in registers).
+  Stage os = s[out];
+  const te::ComputeOpNode* op = out.op().as<te::ComputeOpNode>();
+  const auto& oa = op->axis;
+  const auto& window = op->reduce_axis;
+  TESSEL_ASSIGN_OR_RETURN(ir::IterVar plane, os.fuse(oa[0], oa[1]));
+  TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult ow, os.split(oa[3], ir::IntImm(ir::kInt32, vec)));
+  TESSEL_RETURN_IF_ERROR(os.reorder({plane, oa[2], ow.outer, window[0], window[1], ow.inner}));
+  TESSEL_RETURN_IF_ERROR(os.parallel(plane));
+  if (unroll_window >= 2) TESSEL_RETURN_IF_ERROR(os.unroll(window[0]));
+  if (unroll_window >= 1) TESSEL_RETURN_IF_ERROR(os.unroll(window[1]));
+  TESSEL_RETURN_IF_ERROR(os.vectorize(ow.inner));
+
+  const std::vector<te::Tensor> reads = out.op()->InputTensors();
+  if (!reads.empty() && reads[0].op().as<te::ComputeOpNode>() != nullptr) {
+    const te::Tensor& pad = reads[0];
+    Stage ps = s[pad];
+    const auto& pa = Axes(pad);
+    switch (config.knob("pad_at")) {
+      case 0:
+        TESSEL_RETURN_IF_ERROR(ps.compute_inline());
+        break;
+      case 1:
+        TESSEL_RETURN_IF_ERROR(ps.compute_at(os, plane));
+        TESSEL_RETURN_IF_ERROR(ps.vectorize(pa.back()));
+        break;
+      default: {
+        ir::IterVar rows = pa[0];
+        for (size_t d = 1; d + 1 < pa.size(); ++d) {
+          TESSEL_ASSIGN_OR_RETURN(rows, ps.fuse(rows, pa[d]));
+        }
+        TESSEL_RETURN_IF_ERROR(ps.parallel(rows));
+        TESSEL_RETURN_IF_ERROR(ps.vectorize(pa.back()));
+        break;
+      }
+    }
+  }
+  prog.args = {data, out};
+  prog.flops = static_cast<double>(p.n * p.c * p.oh * p.ow) *
+               static_cast<double>(p.attrs.kernel[0] * p.attrs.kernel[1]);
+  prog.logical_inputs = {{"data", {p.n, p.c, p.h, p.w}}};
+  prog.logical_outputs = {{"out", {p.n, p.c, p.oh, p.ow}}};
+  return prog;
+}
+
+Template Make(nn::PoolKind kind) {
+  const std::string op = kind == nn::PoolKind::kMax ? "max_pool2d" : "avg_pool2d";
+  const std::string name = op + ".x86";
+  return Template{
+      name,
+      op,
+      absl::StrCat(kind == nn::PoolKind::kMax ? "max" : "average",
+                   " pooling of NCHW planes in parallel, vectorized over output columns"),
+      [name, kind](const OpArgs& args, const TargetFacts& facts) {
+        return Space(name, kind, args, facts);
+      },
+      [name, kind](const search::ConfigSpace& space, const OpArgs& args, const TargetFacts& facts) {
+        return Fallback(name, kind, space, args, facts);
+      },
+      [name, kind](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+        return Instantiate(name, kind, config, args);
+      }};
+}
+
+TESSEL_REGISTER_TEMPLATE(Make(nn::PoolKind::kMax));
+TESSEL_REGISTER_TEMPLATE(Make(nn::PoolKind::kAvg));
+
+}  // namespace
+}  // namespace tessel::ops::x86

@@ -1,0 +1,107 @@
+// A development tool for every template: times one config of a template, optionally printing
+// its lowered loop nest.
+//
+//   template_bench <template> '<args JSON>' [--threads=N] [--ir] [--target=T] [knob=value ...]
+//
+// Without knob=value pairs the fallback config is used; a pair overrides one knob (value as
+// Config::ToJson writes it). The target defaults to `./tessel bench gemm`'s (FMA contraction on),
+// so the numbers compare with it. Prints the config, the median time of the program (prepare and
+// finish excluded) and GFLOPS.
+#include <absl/strings/numbers.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "compiler/ir/printer.h"
+#include "compiler/ops/op_runner.h"
+#include "compiler/ops/template.h"
+#include "compiler/runtime/thread_pool.h"
+#include "compiler/runtime/timer.h"
+#include "compiler/transforms/pipeline.h"
+
+namespace tessel::ops {
+namespace {
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "%s\n", s.ToString().c_str());
+  return 1;
+}
+
+int Run(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr,
+                 "usage: %s <template> '<args JSON>' [--threads=N] [--ir] [--target=T] "
+                 "[knob=value ...]\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::string name = argv[1];
+  const OpArgs args = nlohmann::json::parse(argv[2], nullptr, false);
+  std::string target = "llvm -mcpu=native -fast-math-contract";
+  bool print_ir = false;
+  int threads = 1;
+  nlohmann::json overrides = nlohmann::json::object();
+  for (int i = 3; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--ir") {
+      print_ir = true;
+    } else if (arg.rfind("--threads=", 0) == 0) {
+      if (!absl::SimpleAtoi(arg.substr(10), &threads) || threads < 1) {
+        return std::fprintf(stderr, "bad %s\n", argv[i]), 2;
+      }
+    } else if (arg.rfind("--target=", 0) == 0) {
+      target = arg.substr(9);
+    } else if (size_t eq = arg.find('='); eq != std::string::npos) {
+      overrides[arg.substr(0, eq)] = nlohmann::json::parse(arg.substr(eq + 1), nullptr, false);
+    } else {
+      return std::fprintf(stderr, "unknown argument %s\n", argv[i]), 2;
+    }
+  }
+  runtime::ThreadPool::Global().SetNumThreads(threads);
+  absl::StatusOr<const Template*> t = FindTemplate(name);
+  if (!t.ok()) return Fail(t.status());
+  absl::StatusOr<TargetFacts> facts = DescribeTarget(target);
+  if (!facts.ok()) return Fail(facts.status());
+  absl::StatusOr<search::ConfigSpace> space = (*t)->space(args, *facts);
+  if (!space.ok()) return Fail(space.status());
+  search::Config config = (*t)->fallback(*space, args, *facts);
+  if (!overrides.empty()) {
+    nlohmann::json j = config.ToJson();
+    j.erase("index");
+    for (const auto& [k, v] : overrides.items()) j["knobs"][k] = v;
+    absl::StatusOr<search::Config> c = space->FromJson(j);
+    if (!c.ok()) return Fail(c.status());
+    config = *c;
+  }
+  absl::StatusOr<OpProgram> program = (*t)->instantiate(config, args, *facts);
+  if (!program.ok()) return Fail(program.status());
+  if (print_ir) {
+    absl::StatusOr<ir::PrimFunc> f = transforms::Lower(program->schedule, program->args, "op");
+    if (!f.ok()) return Fail(f.status());
+    std::cout << *f << "\n";
+  }
+  absl::StatusOr<runtime::Function> f = CompileProgram(*program, "op", target);
+  if (!f.ok()) return Fail(f.status());
+  std::vector<runtime::NDArray> logical = RandomInputs(program->logical_inputs, 1);
+  absl::StatusOr<std::vector<runtime::NDArray>> in = PrepareInputs(*program, logical);
+  if (!in.ok()) return Fail(in.status());
+  std::vector<runtime::NDArray> out = AllocateOutputs(*program);
+  std::vector<runtime::Arg> call = CallArguments(*in, out);
+  bool failed = false;
+  absl::StatusOr<std::vector<double>> times =
+      runtime::TimeRepeats([&] { failed |= !(*f)(call).ok(); },
+                           {.number = 1, .repeat = 9, .min_repeat_ms = 100, .warmup = 2});
+  if (!times.ok()) return Fail(times.status());
+  if (failed) return std::fprintf(stderr, "run failed\n"), 1;
+  const double seconds = runtime::Median(*times);
+  std::printf("%s %s threads=%d\n  config %s\n  %.4f ms  %.2f GFLOPS\n", name.c_str(),
+              args.dump().c_str(), threads, config.ToString().c_str(), seconds * 1e3,
+              program->flops / seconds * 1e-9);
+  return 0;
+}
+
+}  // namespace
+}  // namespace tessel::ops
+
+int main(int argc, char** argv) { return tessel::ops::Run(argc, argv); }

@@ -1,0 +1,237 @@
+// Data-movement templates: concatenate, reshape, flatten, transpose, pad and layout_transform
+// ("<op>.x86"). Each is one injective output scheduled by injective_schedule.h (knobs
+// inner_axes, vec, unroll, parallel); the inner axes are limited to those along which every
+// input is read contiguously. reshape and flatten are a copy of one flat row, concatenate
+// joins [before, axis, after] views (prepare and finish reshape; free for a graph compiler). Flops:
+// 0 (they only move data; GB/s is their measure).
+#include <absl/strings/str_cat.h>
+
+#include <algorithm>
+
+#include "compiler/ops/nn/layout.h"
+#include "compiler/ops/nn/shape.h"
+#include "compiler/ops/nn/transform.h"
+#include "compiler/ops/x86/host_reshape.h"
+#include "compiler/ops/x86/injective_schedule.h"
+#include "compiler/support/check.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/te/compute.h"
+
+namespace tessel::ops::x86 {
+namespace {
+
+te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& name) {
+  return te::placeholder(nn::ShapeExprs(shape), ir::kFloat32, name);
+}
+
+absl::StatusOr<std::vector<int64_t>> ReadShape(const ArgReader& reader, const std::string& key) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, reader.Ints(key, -1));
+  if (shape.empty()) return reader.Error(absl::StrCat("argument '", key, "' must not be empty"));
+  return shape;
+}
+
+// An error of a compute, attributed to the argument it comes from.
+absl::Status KeyError(const ArgReader& reader, const std::string& key, const absl::Status& s) {
+  return reader.Error(absl::StrCat("argument '", key, "': ", s.message()));
+}
+
+// One input x of `shape`, the output f(x).
+InjectiveOp Unary(const te::Tensor& x, const std::vector<int64_t>& shape, te::Tensor out,
+                  int max_inner_axes) {
+  InjectiveOp op;
+  op.inputs = {x};
+  op.output = std::move(out);
+  op.logical_inputs = {{"x", shape}};
+  op.max_inner_axes = std::max(max_inner_axes, 1);
+  op.flops_per_element = 0;
+  return op;
+}
+
+absl::StatusOr<InjectiveOp> BuildConcatenate(const std::string& name, const OpArgs& args) {
+  ArgReader reader(name, args);
+  auto shapes_error = [&] {
+    return reader.Error(
+        "argument 'shapes' must be a non-empty list of shapes of one rank (lists of integers >= "
+        "1)");
+  };
+  if (!args.is_object() || !args.contains("shapes") || !args.at("shapes").is_array() ||
+      args.at("shapes").empty()) {
+    return shapes_error();
+  }
+  std::vector<std::vector<int64_t>> shapes;
+  for (const OpArgs& s : args.at("shapes")) {
+    const OpArgs one = {{"shape", s}};
+    absl::StatusOr<std::vector<int64_t>> shape = ArgReader(name, one).Ints("shape", -1);
+    if (!shape.ok() || shape->empty() || (!shapes.empty() && shape->size() != shapes[0].size())) {
+      return shapes_error();
+    }
+    shapes.push_back(*std::move(shape));
+  }
+  const int64_t rank = static_cast<int64_t>(shapes[0].size());
+  TESSEL_ASSIGN_OR_RETURN(int64_t axis, reader.Int("axis", -rank));
+  if (axis >= rank) {
+    return reader.Error(absl::StrCat("argument 'axis' must be below the rank ", rank));
+  }
+  if (axis < 0) axis += rank;
+  std::vector<te::Tensor> logical;
+  for (const std::vector<int64_t>& shape : shapes) logical.push_back(Placeholder(shape, "x"));
+  absl::StatusOr<te::Tensor> joined = nn::Concatenate(logical, axis);
+  if (!joined.ok()) return KeyError(reader, "shapes", joined.status());
+  // The program joins views [before, extent, after] (the axes before and after the joined one
+  // merged, dropped when of extent 1) along the middle axis: rows of `after` elements are read
+  // contiguously from whichever input holds them.
+  const int64_t before = nn::NumElements({shapes[0].begin(), shapes[0].begin() + axis});
+  const int64_t after = nn::NumElements({shapes[0].begin() + axis + 1, shapes[0].end()});
+  auto view = [&](int64_t extent) {
+    std::vector<int64_t> v;
+    if (before > 1) v.push_back(before);
+    v.push_back(extent);
+    if (after > 1) v.push_back(after);
+    return v;
+  };
+  InjectiveOp op;
+  std::vector<std::vector<int64_t>> views;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const std::string x = absl::StrCat("x", k);
+    views.push_back(view(shapes[k][axis]));
+    op.inputs.push_back(Placeholder(views.back(), x));
+    op.logical_inputs.push_back({x, shapes[k]});
+  }
+  TESSEL_ASSIGN_OR_RETURN(op.output, nn::Concatenate(op.inputs, before > 1 ? 1 : 0));
+  TESSEL_ASSIGN_OR_RETURN(op.logical_output_shape, nn::ConstShape(*joined, name));
+  op.prepare = ReshapeArrays(views);
+  op.finish = ReshapeArrays({op.logical_output_shape});
+  op.flops_per_element = 0;
+  return op;
+}
+
+// reshape and flatten: both tensors are contiguous, so the program is a copy of one row of all
+// the elements (prepare and finish reshape).
+InjectiveOp FlatCopy(const std::vector<int64_t>& shape, const std::vector<int64_t>& out_shape) {
+  const std::vector<int64_t> flat = {nn::NumElements(shape)};
+  te::Tensor x = Placeholder(flat, "x");
+  absl::StatusOr<te::Tensor> copy = nn::Reshape(x, flat);
+  TESSEL_CHECK(copy.ok()) << copy.status().message();
+  InjectiveOp op = Unary(x, shape, *copy, 1);
+  op.logical_output_shape = out_shape;
+  op.prepare = ReshapeArrays({flat});
+  op.finish = ReshapeArrays({out_shape});
+  return op;
+}
+
+absl::StatusOr<InjectiveOp> BuildReshape(const std::string& name, const OpArgs& args) {
+  ArgReader reader(name, args);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> newshape, reader.Ints("newshape", -1, -1));
+  absl::StatusOr<std::vector<int64_t>> out_shape = nn::ReshapeShape(shape, newshape);
+  if (!out_shape.ok()) return KeyError(reader, "newshape", out_shape.status());
+  if (out_shape->empty()) return reader.Error("argument 'newshape' must not be empty");
+  return FlatCopy(shape, *out_shape);
+}
+
+absl::StatusOr<InjectiveOp> BuildFlatten(const std::string& name, const OpArgs& args) {
+  ArgReader reader(name, args);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t axis, reader.IntOr("axis", 1, 0));
+  if (axis > static_cast<int64_t>(shape.size())) {
+    return reader.Error(absl::StrCat("argument 'axis' must be at most the rank ", shape.size()));
+  }
+  return FlatCopy(shape, {nn::NumElements({shape.begin(), shape.begin() + axis}),
+                          nn::NumElements({shape.begin() + axis, shape.end()})});
+}
+
+absl::StatusOr<InjectiveOp> BuildTranspose(const std::string& name, const OpArgs& args) {
+  ArgReader reader(name, args);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                          reader.Ints("axes", static_cast<int>(rank), -rank));
+  for (int64_t a : axes) {
+    if (a >= rank) {
+      return reader.Error(absl::StrCat("argument 'axes' must be a permutation of 0..", rank - 1));
+    }
+  }
+  te::Tensor x = Placeholder(shape, "x");
+  absl::StatusOr<te::Tensor> out = nn::Transpose(x, axes);
+  if (!out.ok()) return KeyError(reader, "axes", out.status());
+  // Trailing axes the permutation keeps in place are contiguous in both tensors.
+  int kept = 0;
+  while (kept < rank && (axes[rank - 1 - kept] + rank) % rank == rank - 1 - kept) ++kept;
+  return Unary(x, shape, *out, kept);
+}
+
+absl::StatusOr<InjectiveOp> BuildPad(const std::string& name, const OpArgs& args) {
+  ArgReader reader(name, args);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
+  const int rank = static_cast<int>(shape.size());
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> before, reader.Ints("pad_before", rank, 0));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> after, reader.Ints("pad_after", rank, 0));
+  TESSEL_ASSIGN_OR_RETURN(double value, reader.FloatOr("value", 0.0));
+  te::Tensor x = Placeholder(shape, "x");
+  TESSEL_ASSIGN_OR_RETURN(te::Tensor out, nn::Pad(x, before, after, value));
+  // Trailing unpadded axes are contiguous in both tensors, and the padding test of the others is
+  // the same for the whole inner loop.
+  int unpadded = 0;
+  while (unpadded < rank && before[rank - 1 - unpadded] == 0 && after[rank - 1 - unpadded] == 0) {
+    ++unpadded;
+  }
+  return Unary(x, shape, out, unpadded);
+}
+
+absl::StatusOr<InjectiveOp> BuildLayoutTransform(const std::string& name, const OpArgs& args) {
+  ArgReader reader(name, args);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
+  TESSEL_ASSIGN_OR_RETURN(std::string src_text, reader.String("src"));
+  TESSEL_ASSIGN_OR_RETURN(std::string dst_text, reader.String("dst"));
+  absl::StatusOr<nn::Layout> src = nn::ParseLayout(src_text);
+  if (!src.ok()) return KeyError(reader, "src", src.status());
+  absl::StatusOr<nn::Layout> dst = nn::ParseLayout(dst_text);
+  if (!dst.ok()) return KeyError(reader, "dst", dst.status());
+  absl::StatusOr<std::vector<int64_t>> primal = nn::PrimalShape(*src, shape);
+  if (!primal.ok()) return KeyError(reader, "shape", primal.status());
+  std::string a = src->primal(), b = dst->primal();
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a != b) {
+    return reader.Error(absl::StrCat("argument 'dst' \"", dst_text,
+                                     "\" must have the axes of 'src' \"", src_text, "\""));
+  }
+  // The operator keeps every element: a block of dst must divide its axis (the compute itself
+  // could pad).
+  const std::string order = src->primal();
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int64_t block = dst->BlockSize(order[k]);
+    if (block > 0 && (*primal)[k] % block != 0) {
+      return reader.Error(absl::StrCat("argument 'dst': block ", block, " of axis ",
+                                       std::string(1, order[k]), " does not divide its extent ",
+                                       (*primal)[k]));
+    }
+  }
+  te::Tensor x = Placeholder(shape, "x");
+  absl::StatusOr<te::Tensor> out = nn::LayoutTransform(x, *src, *dst);
+  if (!out.ok()) return KeyError(reader, "dst", out.status());
+  return Unary(x, shape, *out, 1);
+}
+
+TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate("concatenate.x86", "concatenate",
+                                               "inputs joined along an axis, vectorized rows",
+                                               BuildConcatenate));
+TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate("reshape.x86", "reshape",
+                                               "row-major reshape as a vectorized copy",
+                                               BuildReshape));
+TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate("flatten.x86", "flatten",
+                                               "flatten to two dimensions as a vectorized copy",
+                                               BuildFlatten));
+TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate(
+    "transpose.x86", "transpose", "axis permutation, vectorized over the output's last axes",
+    BuildTranspose));
+TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate("pad.x86", "pad",
+                                               "constant padding, vectorized unpadded rows",
+                                               BuildPad));
+TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate(
+    "layout_transform.x86", "layout_transform",
+    "between layouts such as NCHW and NCHW16c, vectorized over the innermost axis",
+    BuildLayoutTransform));
+
+}  // namespace
+}  // namespace tessel::ops::x86

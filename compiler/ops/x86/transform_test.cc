@@ -1,0 +1,148 @@
+// The data-movement templates against libtorch: concatenate, reshape, flatten, transpose, pad
+// and layout_transform on awkward shapes, random configs, and argument errors naming the key.
+#include <gtest/gtest.h>
+
+#include "compiler/ops/template.h"
+#include "compiler/ops/testing/op_check.h"
+
+namespace tessel::ops::x86 {
+namespace {
+
+using testing::CheckFallback;
+using testing::CheckRandomConfigs;
+
+const Template& Get(const std::string& name) {
+  absl::StatusOr<const Template*> t = FindTemplate(name);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return **t;
+}
+
+void ExpectFallback(const std::string& name, const std::vector<OpArgs>& cases) {
+  for (const OpArgs& args : cases) {
+    absl::Status s = CheckFallback(Get(name), args);
+    EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
+  }
+}
+
+void ExpectRandom(const std::string& name, const OpArgs& args) {
+  absl::Status s = CheckRandomConfigs(Get(name), args, 20);
+  EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
+}
+
+void ExpectError(const std::string& name, const OpArgs& args, const std::string& key) {
+  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, TargetFacts{});
+  ASSERT_FALSE(space.ok()) << name << " " << args.dump();
+  EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
+      << space.status().message();
+}
+
+TEST(TransformTest, Concatenate) {
+  ExpectFallback("concatenate.x86", {{{"shapes", {{2, 3, 5}, {4, 3, 5}}}, {"axis", 0}},
+                                     {{"shapes", {{2, 3, 5}, {2, 7, 5}, {2, 1, 5}}}, {"axis", 1}},
+                                     {{"shapes", {{2, 3, 5}, {2, 3, 13}}}, {"axis", -1}},
+                                     {{"shapes", {{1, 16, 7, 7}, {1, 32, 7, 7}}}, {"axis", 1}},
+                                     {{"shapes", {{5}}}, {"axis", 0}},
+                                     {{"shapes", {{3}, {1}, {17}}}, {"axis", 0}}});
+  ExpectRandom("concatenate.x86", {{"shapes", {{2, 3, 40}, {2, 5, 40}}}, {"axis", 1}});
+  ExpectRandom("concatenate.x86", {{"shapes", {{3, 9}, {3, 20}}}, {"axis", 1}});
+}
+
+TEST(TransformTest, ReshapeAndFlatten) {
+  ExpectFallback("reshape.x86", {{{"shape", {2, 3, 4, 5}}, {"newshape", {6, -1}}},
+                                 {{"shape", {6, 20}}, {"newshape", {2, 3, 4, 5}}},
+                                 {{"shape", {7, 11}}, {"newshape", {77}}},
+                                 {{"shape", {1, 64, 1, 1}}, {"newshape", {64}}},
+                                 {{"shape", {4, 6}}, {"newshape", {3, 8}}},
+                                 {{"shape", {2, 3, 17}}, {"newshape", {-1, 2, 17}}},
+                                 {{"shape", {13}}, {"newshape", {1, 13, 1}}}});
+  ExpectRandom("reshape.x86", {{"shape", {4, 6, 10}}, {"newshape", {3, 8, 10}}});
+  ExpectRandom("reshape.x86", {{"shape", {5, 21}}, {"newshape", {3, 35}}});
+  ExpectFallback("flatten.x86", {{{"shape", {2, 3, 4, 5}}},
+                                 {{"shape", {2, 3, 4, 5}}, {"axis", 0}},
+                                 {{"shape", {2, 3, 4, 5}}, {"axis", 2}},
+                                 {{"shape", {2, 3, 4, 5}}, {"axis", 4}},
+                                 {{"shape", {1, 512, 7, 7}}}});
+  ExpectRandom("flatten.x86", {{"shape", {3, 7, 5}}, {"axis", 2}});
+}
+
+TEST(TransformTest, Transpose) {
+  ExpectFallback("transpose.x86", {{{"shape", {2, 3, 4}}, {"axes", {2, 0, 1}}},
+                                   {{"shape", {2, 3, 4}}, {"axes", {0, 2, 1}}},
+                                   {{"shape", {2, 3, 17}}, {"axes", {1, 0, 2}}},
+                                   {{"shape", {5, 7}}, {"axes", {1, 0}}},
+                                   {{"shape", {5, 7}}, {"axes", {-1, -2}}},
+                                   {{"shape", {1, 8, 3, 5}}, {"axes", {0, 2, 3, 1}}},
+                                   {{"shape", {11}}, {"axes", {0}}}});
+  ExpectRandom("transpose.x86", {{"shape", {6, 5, 33}}, {"axes", {1, 0, 2}}});
+  ExpectRandom("transpose.x86", {{"shape", {6, 35}}, {"axes", {1, 0}}});
+}
+
+TEST(TransformTest, Pad) {
+  ExpectFallback(
+      "pad.x86",
+      {{{"shape", {1, 3, 5, 7}}, {"pad_before", {0, 0, 1, 2}}, {"pad_after", {0, 0, 3, 0}}},
+       {{"shape", {2, 3, 17}},
+        {"pad_before", {1, 0, 0}},
+        {"pad_after", {0, 2, 0}},
+        {"value", -1.5}},
+       {{"shape", {9}}, {"pad_before", {4}}, {"pad_after", {5}}, {"value", 2}},
+       {{"shape", {2, 2}}, {"pad_before", {0, 0}}, {"pad_after", {0, 0}}}});
+  ExpectRandom("pad.x86",
+               {{"shape", {2, 5, 19}}, {"pad_before", {0, 1, 3}}, {"pad_after", {1, 0, 2}}});
+  ExpectRandom("pad.x86",
+               {{"shape", {3, 4, 40}}, {"pad_before", {1, 2, 0}}, {"pad_after", {0, 1, 0}}});
+}
+
+TEST(TransformTest, LayoutTransform) {
+  ExpectFallback("layout_transform.x86",
+                 {{{"shape", {1, 32, 5, 7}}, {"src", "NCHW"}, {"dst", "NCHW16c"}},
+                  {{"shape", {2, 2, 3, 3, 16}}, {"src", "NCHW16c"}, {"dst", "NCHW"}},
+                  {{"shape", {1, 4, 3, 5, 8}}, {"src", "NCHW8c"}, {"dst", "NCHW16c"}},
+                  {{"shape", {2, 3, 5, 7}}, {"src", "NCHW"}, {"dst", "NHWC"}},
+                  {{"shape", {32, 16, 3, 3}}, {"src", "OIHW"}, {"dst", "OIHW8i16o"}},
+                  {{"shape", {2, 2, 3, 3, 8, 16}}, {"src", "OIHW8i16o"}, {"dst", "OIHW"}},
+                  {{"shape", {1, 6, 2, 2}}, {"src", "NCHW"}, {"dst", "NCHW3c"}}});
+  ExpectRandom("layout_transform.x86",
+               {{"shape", {1, 32, 5, 7}}, {"src", "NCHW"}, {"dst", "NCHW8c"}});
+  ExpectRandom("layout_transform.x86",
+               {{"shape", {1, 2, 5, 7, 16}}, {"src", "NCHW16c"}, {"dst", "NCHW"}});
+}
+
+TEST(TransformTest, ArgumentErrors) {
+  ExpectError("concatenate.x86", {{"axis", 0}}, "shapes");
+  ExpectError("concatenate.x86", {{"shapes", {{2, 3}, {2}}}, {"axis", 0}}, "shapes");
+  ExpectError("concatenate.x86", {{"shapes", {{2, 3}, {3, 3}}}, {"axis", 1}}, "shapes");
+  ExpectError("concatenate.x86", {{"shapes", {{2, 3}}}}, "axis");
+  ExpectError("concatenate.x86", {{"shapes", {{2, 3}}}, {"axis", 2}}, "axis");
+  ExpectError("reshape.x86", {{"shape", {2, 3}}, {"newshape", {4}}}, "newshape");
+  ExpectError("reshape.x86", {{"shape", {2, 3}}, {"newshape", {-1, -1}}}, "newshape");
+  ExpectError("reshape.x86", {{"shape", {2, 3}}, {"newshape", {0, 6}}}, "newshape");
+  ExpectError("reshape.x86", {{"newshape", {6}}}, "shape");
+  ExpectError("flatten.x86", {{"shape", {2, 3}}, {"axis", 3}}, "axis");
+  ExpectError("flatten.x86", {{"shape", {2, 3}}, {"axis", -1}}, "axis");
+  ExpectError("transpose.x86", {{"shape", {2, 3}}, {"axes", {0, 0}}}, "axes");
+  ExpectError("transpose.x86", {{"shape", {2, 3}}, {"axes", {0}}}, "axes");
+  ExpectError("transpose.x86", {{"shape", {2, 3}}, {"axes", {0, 2}}}, "axes");
+  ExpectError("pad.x86", {{"shape", {2, 3}}, {"pad_before", {0}}, {"pad_after", {0, 0}}},
+              "pad_before");
+  ExpectError("pad.x86", {{"shape", {2, 3}}, {"pad_before", {0, 0}}, {"pad_after", {0, -1}}},
+              "pad_after");
+  ExpectError("pad.x86",
+              {{"shape", {2, 3}}, {"pad_before", {0, 0}}, {"pad_after", {0, 0}}, {"value", "x"}},
+              "value");
+  ExpectError("layout_transform.x86", {{"shape", {1, 16, 2, 2}}, {"src", "NCHW"}, {"dst", "NCHWc"}},
+              "dst");
+  ExpectError("layout_transform.x86", {{"shape", {1, 16, 2, 2}}, {"src", "NCCW"}, {"dst", "NCHW"}},
+              "src");
+  ExpectError("layout_transform.x86", {{"shape", {1, 16, 2}}, {"src", "NCHW"}, {"dst", "NCHW"}},
+              "shape");
+  ExpectError("layout_transform.x86",
+              {{"shape", {1, 2, 2, 2, 8}}, {"src", "NCHW16c"}, {"dst", "NCHW"}}, "shape");
+  ExpectError("layout_transform.x86",
+              {{"shape", {1, 12, 2, 2}}, {"src", "NCHW"}, {"dst", "NCHW8c"}}, "dst");
+  ExpectError("layout_transform.x86", {{"shape", {1, 12, 2, 2}}, {"src", "NCHW"}, {"dst", "NCDW"}},
+              "dst");
+}
+
+}  // namespace
+}  // namespace tessel::ops::x86
