@@ -141,5 +141,20 @@ TEST(Conv2dTemplatesTest, BadArgumentsNameTheKey) {
   EXPECT_THAT(error("conv2d_transpose_nchwc.x86", out_pad), HasSubstr("'output_padding'"));
 }
 
+TEST(Conv2dTemplatesTest, ConfigOutsideTheSpaceIsAClearError) {
+  const TargetFacts facts;
+  const OpArgs args = Conv(64, 56, 64, 3, 1, 1);
+  absl::StatusOr<search::ConfigSpace> space = Get("conv2d_nchwc.x86").space(args, facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  nlohmann::json json = Get("conv2d_nchwc.x86").fallback(*space, args, facts).ToJson();
+  ASSERT_TRUE(space->FromJson(json).ok());
+  json["knobs"]["tile_oc"] = {3, 21};  // 21 does not divide 64
+  absl::StatusOr<search::Config> bad = space->FromJson(json);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("tile_oc"));
+  json["knobs"].erase("tile_oc");
+  EXPECT_THAT(space->FromJson(json).status().message(), HasSubstr("tile_oc"));
+}
+
 }  // namespace
 }  // namespace tessel::ops
