@@ -20,12 +20,9 @@ absl::StatusOr<int64_t> FloorExtent(const ops::ArgReader& reader, const char* ax
   return (padded - span) / stride + 1;
 }
 
-}  // namespace
-
-absl::StatusOr<Conv2dForm> ReadConv2d(const std::string& op, const ops::OpArgs& args,
-                                      bool groups_and_dilation) {
-  ops::ArgReader reader(op, args);
-  Conv2dForm f;
+// The keys conv2d and conv2d_transpose share.
+template <class Form>
+absl::Status ReadSizes(const ops::ArgReader& reader, Form& f) {
   TESSEL_ASSIGN_OR_RETURN(f.n, reader.Int("n"));
   TESSEL_ASSIGN_OR_RETURN(f.ic, reader.Int("ic"));
   TESSEL_ASSIGN_OR_RETURN(f.h, reader.Int("h"));
@@ -35,6 +32,16 @@ absl::StatusOr<Conv2dForm> ReadConv2d(const std::string& op, const ops::OpArgs& 
   TESSEL_ASSIGN_OR_RETURN(f.kw, reader.Int("kw"));
   TESSEL_ASSIGN_OR_RETURN(f.stride, reader.IntsOr("stride", 2, {1, 1}));
   TESSEL_ASSIGN_OR_RETURN(f.pad, reader.IntsOr("pad", 4, {0, 0, 0, 0}, 0));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Conv2dForm> ReadConv2d(const std::string& op, const ops::OpArgs& args,
+                                      bool groups_and_dilation) {
+  ops::ArgReader reader(op, args);
+  Conv2dForm f;
+  TESSEL_RETURN_IF_ERROR(ReadSizes(reader, f));
   TESSEL_ASSIGN_OR_RETURN(f.dilation, reader.IntsOr("dilation", 2, {1, 1}));
   TESSEL_ASSIGN_OR_RETURN(f.groups, reader.IntOr("groups", 1));
   if (!groups_and_dilation) {
@@ -58,15 +65,7 @@ absl::StatusOr<Conv2dTransposeForm> ReadConv2dTranspose(const std::string& op,
                                                         const ops::OpArgs& args) {
   ops::ArgReader reader(op, args);
   Conv2dTransposeForm f;
-  TESSEL_ASSIGN_OR_RETURN(f.n, reader.Int("n"));
-  TESSEL_ASSIGN_OR_RETURN(f.ic, reader.Int("ic"));
-  TESSEL_ASSIGN_OR_RETURN(f.h, reader.Int("h"));
-  TESSEL_ASSIGN_OR_RETURN(f.w, reader.Int("w"));
-  TESSEL_ASSIGN_OR_RETURN(f.oc, reader.Int("oc"));
-  TESSEL_ASSIGN_OR_RETURN(f.kh, reader.Int("kh"));
-  TESSEL_ASSIGN_OR_RETURN(f.kw, reader.Int("kw"));
-  TESSEL_ASSIGN_OR_RETURN(f.stride, reader.IntsOr("stride", 2, {1, 1}));
-  TESSEL_ASSIGN_OR_RETURN(f.pad, reader.IntsOr("pad", 4, {0, 0, 0, 0}, 0));
+  TESSEL_RETURN_IF_ERROR(ReadSizes(reader, f));
   TESSEL_ASSIGN_OR_RETURN(f.output_padding, reader.IntsOr("output_padding", 2, {0, 0}, 0));
   f.oh = (f.h - 1) * f.stride[0] - f.pad[0] - f.pad[2] + f.kh + f.output_padding[0];
   f.ow = (f.w - 1) * f.stride[1] - f.pad[1] - f.pad[3] + f.kw + f.output_padding[1];
