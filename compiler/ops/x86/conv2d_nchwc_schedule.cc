@@ -34,6 +34,7 @@ void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a
                      {.policy = search::SplitPolicy::kFactors, .num_outputs = 2,
                       .max_innermost = 32});
   space.define_knob("unroll_kw", {0, 1});
+  space.define_knob("pad_at_tile", {0, 1});
 }
 
 // The fallback keeps reg_n x ceil(ocb / lanes) accumulator vectors near 28 of AVX-512's 32
@@ -42,7 +43,9 @@ void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a
 //          else the largest divisor of oc up to one vector;
 //   reg_n: the largest divisor of ow that keeps the accumulators in registers;
 //   icb:   the largest divisor of ic up to 16 (a weight block of icb x ocb stays in L1);
-//   unroll_kw: for kernels up to 3 wide.
+//   unroll_kw: for kernels up to 3 wide;
+//   pad_at_tile: 0 (padding per tile measured slower on Table 2's C1, C4, C7, C10 with 1 thread:
+//                0.81-0.90 of oneDNN against 0.92-0.98; left for the tuner).
 search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
                                    const TargetFacts& facts) {
   const int64_t lanes = std::max(facts.lanes(), 4);
@@ -61,7 +64,8 @@ search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::C
   nlohmann::json knobs = {{"tile_ic", {a.ic / icb, icb}},
                           {"tile_oc", {a.oc / ocb, ocb}},
                           {"tile_ow", {a.ow() / reg_n, reg_n}},
-                          {"unroll_kw", a.kw <= 3 ? 1 : 0}};
+                          {"unroll_kw", a.kw <= 3 ? 1 : 0},
+                          {"pad_at_tile", 0}};
   absl::StatusOr<search::Config> config = space.FromJson({{"knobs", knobs}});
   TESSEL_CHECK(config.ok()) << "conv2d NCHWc fallback outside its space: "
                             << config.status().message();
@@ -74,13 +78,15 @@ Conv2dNchwcKnobs ReadConv2dNchwcKnobs(const search::Config& config) {
   k.ocb = config.split("tile_oc")[1];
   k.reg_n = config.split("tile_ow")[1];
   k.unroll_kw = config.knob("unroll_kw") != 0;
+  k.pad_at_tile = config.knob("pad_at_tile") != 0;
   return k;
 }
 
 absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c,
                                  const Conv2dNchwcKnobs& k) {
   // The padded input: rows in parallel, channel blocks vectorized.
-  if (c.pad.op().as<te::ComputeOpNode>() != nullptr) {
+  const bool padded = c.pad.op().as<te::ComputeOpNode>() != nullptr;
+  if (padded && !k.pad_at_tile) {
     Stage pad = s[c.pad];
     const auto& pa = Axes(c.pad);
     TESSEL_ASSIGN_OR_RETURN(ir::IterVar rows, pad.fuse(pa[0], pa[1]));
@@ -107,6 +113,11 @@ absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c
   const auto& cr = acc_op->reduce_axis;  // icc, kh, kw, icb
   TESSEL_RETURN_IF_ERROR(
       cc.reorder({ca[0], ca[1], ca[2], cr[0], cr[1], cr[2], cr[3], ca[3], ca[4]}));
+  if (padded && k.pad_at_tile) {
+    Stage pad = s[c.pad];
+    TESSEL_RETURN_IF_ERROR(pad.vectorize(Axes(c.pad)[4]));
+    TESSEL_RETURN_IF_ERROR(pad.compute_at(cc, ca[2]));
+  }
   if (k.unroll_kw) TESSEL_RETURN_IF_ERROR(cc.unroll(cr[2]));
   TESSEL_RETURN_IF_ERROR(cc.unroll(ca[3]));
   TESSEL_RETURN_IF_ERROR(cc.vectorize(ca[4]));

@@ -16,14 +16,17 @@
 //   tile_ow    split of the output width: [ow / reg_n, reg_n], reg_n unrolled: reg_n x ocb
 //              accumulators stay in vector registers across the whole reduction
 //   unroll_kw  1: unroll the kernel-width loop
+//   pad_at_tile  1: compute the padded input window of each register tile right before it (in
+//              L1; windows overlap by the kernel's halo); 0: pad the whole input first
 // Loop nest: parallel over (n, oc / ocb, oh); then ow / reg_n; then the reduction ic / icb, kh,
 // kw, icb; then reg_n (unrolled) and ocb (vectorized). The padded input is a separate stage,
-// parallel over its rows.
+// parallel over its rows, or computed per tile (pad_at_tile).
 namespace tessel::ops::x86 {
 
 struct Conv2dNchwcKnobs {
   int64_t icb = 1, ocb = 1, reg_n = 1;
   bool unroll_kw = false;
+  bool pad_at_tile = false;
 };
 
 // Declares the knobs above for a convolution with attributes a (groups 1).
