@@ -8,7 +8,7 @@
 
 #include "compiler/driver/build.h"
 #include "compiler/ir/dl_type.h"
-#include "compiler/ir/expr.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
@@ -16,16 +16,6 @@
 
 namespace tessel::ops {
 namespace {
-
-std::vector<int64_t> ConstShape(const te::Tensor& t) {
-  std::vector<int64_t> shape;
-  for (const ir::Expr& e : t.shape()) {
-    const auto* imm = e.as<ir::IntImmNode>();
-    TESSEL_CHECK(imm != nullptr) << "tensor " << t.op()->name << " has a symbolic shape";
-    shape.push_back(imm->value);
-  }
-  return shape;
-}
 
 // Element i of x as a double (the float and integer types the operators use).
 double ElementAt(const runtime::NDArray& x, int64_t i) {
@@ -94,7 +84,9 @@ std::vector<runtime::NDArray> AllocateOutputs(const OpProgram& program) {
   const size_t first = program.args.size() - program.num_outputs;
   for (size_t i = first; i < program.args.size(); ++i) {
     const te::Tensor& t = program.args[i];
-    out.push_back(runtime::NDArray::Empty(ConstShape(t), ir::ToDLType(t.dtype())));
+    absl::StatusOr<std::vector<int64_t>> shape = nn::ConstShape(t, "an OpProgram's output");
+    TESSEL_CHECK(shape.ok()) << shape.status().message();
+    out.push_back(runtime::NDArray::Empty(*shape, ir::ToDLType(t.dtype())));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ir/op.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
@@ -13,11 +14,9 @@ namespace {
 using ir::Expr;
 using ir::Var;
 
-Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
-Expr C(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
 // y within [lo, hi): the padding guard.
-Expr Inside(const Expr& y, int64_t lo, int64_t hi) { return y >= C(lo) && y < C(hi); }
+Expr Inside(const Expr& y, int64_t lo, int64_t hi) { return y >= Dim(lo) && y < Dim(hi); }
 
 // The keys conv2d and conv2d_transpose share: sizes, stride and padding.
 template <class Attrs>
@@ -85,23 +84,23 @@ Conv2dNchw MakeConv2dNchw(const Conv2dAttrs& a) {
   c.pad = te::compute(
       {Dim(a.n), Dim(a.ic), Dim(ph), Dim(pw)},
       [&](Var n, Var ch, Var y, Var x) {
-        Expr value = c.data(n, ch, y - C(a.pad[0]), x - C(a.pad[1]));
+        Expr value = c.data(n, ch, y - Dim(a.pad[0]), x - Dim(a.pad[1]));
         if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) return value;
         return ir::if_then_else(
             Inside(y, a.pad[0], a.pad[0] + a.h) && Inside(x, a.pad[1], a.pad[1] + a.w), value,
             ir::FloatImm(ir::kFloat32, 0.0));
       },
       "pad", {"n", "c", "y", "x"});
-  ir::IterVar rc = te::reduce_axis({C(0), Dim(icg)}, "rc");
-  ir::IterVar ry = te::reduce_axis({C(0), Dim(a.kh)}, "ry");
-  ir::IterVar rx = te::reduce_axis({C(0), Dim(a.kw)}, "rx");
+  ir::IterVar rc = te::reduce_axis({Dim(0), Dim(icg)}, "rc");
+  ir::IterVar ry = te::reduce_axis({Dim(0), Dim(a.kh)}, "ry");
+  ir::IterVar rx = te::reduce_axis({Dim(0), Dim(a.kw)}, "rx");
   c.out = te::compute(
       {Dim(a.n), Dim(a.oc), Dim(a.oh()), Dim(a.ow())},
       [&](Var n, Var o, Var y, Var x) {
         Expr in_channel = rc->var;
-        if (a.groups > 1) in_channel = (o / C(ocg)) * C(icg) + rc->var;
-        return te::sum(c.pad(n, in_channel, y * C(a.stride[0]) + ry->var * C(a.dilation[0]),
-                             x * C(a.stride[1]) + rx->var * C(a.dilation[1])) *
+        if (a.groups > 1) in_channel = (o / Dim(ocg)) * Dim(icg) + rc->var;
+        return te::sum(c.pad(n, in_channel, y * Dim(a.stride[0]) + ry->var * Dim(a.dilation[0]),
+                             x * Dim(a.stride[1]) + rx->var * Dim(a.dilation[1])) *
                            c.weight(o, rc->var, ry->var, rx->var),
                        {rc, ry, rx});
       },
@@ -116,15 +115,15 @@ Conv2dNchwc MakeConv2dNchwcOn(const te::Tensor& padded, const Conv2dAttrs& a, in
   c.weight = te::placeholder(
       {Dim(a.oc / ocb), Dim(a.ic / icb), Dim(a.kh), Dim(a.kw), Dim(icb), Dim(ocb)}, ir::kFloat32,
       "weight");
-  c.icc = te::reduce_axis({C(0), Dim(a.ic / icb)}, "icc");
-  c.kh = te::reduce_axis({C(0), Dim(a.kh)}, "kh");
-  c.kw = te::reduce_axis({C(0), Dim(a.kw)}, "kw");
-  c.icb = te::reduce_axis({C(0), Dim(icb)}, "icb");
+  c.icc = te::reduce_axis({Dim(0), Dim(a.ic / icb)}, "icc");
+  c.kh = te::reduce_axis({Dim(0), Dim(a.kh)}, "kh");
+  c.kw = te::reduce_axis({Dim(0), Dim(a.kw)}, "kw");
+  c.icb = te::reduce_axis({Dim(0), Dim(icb)}, "icb");
   c.out = te::compute(
       {Dim(a.n), Dim(a.oc / ocb), Dim(a.oh()), Dim(a.ow()), Dim(ocb)},
       [&](Var n, Var occ, Var y, Var x, Var ob) {
-        return te::sum(c.pad(n, c.icc->var, y * C(a.stride[0]) + c.kh->var * C(a.dilation[0]),
-                             x * C(a.stride[1]) + c.kw->var * C(a.dilation[1]), c.icb->var) *
+        return te::sum(c.pad(n, c.icc->var, y * Dim(a.stride[0]) + c.kh->var * Dim(a.dilation[0]),
+                             x * Dim(a.stride[1]) + c.kw->var * Dim(a.dilation[1]), c.icb->var) *
                            c.weight(occ, c.icc->var, c.kh->var, c.kw->var, c.icb->var, ob),
                        {c.icc, c.kh, c.kw, c.icb});
       },
@@ -146,7 +145,7 @@ Conv2dNchwc MakeConv2dNchwc(const Conv2dAttrs& a, int64_t icb, int64_t ocb) {
       [&](Var n, Var cc, Var y, Var x, Var cb) {
         return ir::if_then_else(
             Inside(y, a.pad[0], a.pad[0] + a.h) && Inside(x, a.pad[1], a.pad[1] + a.w),
-            data(n, cc, y - C(a.pad[0]), x - C(a.pad[1]), cb), ir::FloatImm(ir::kFloat32, 0.0));
+            data(n, cc, y - Dim(a.pad[0]), x - Dim(a.pad[1]), cb), ir::FloatImm(ir::kFloat32, 0.0));
       },
       "pad", {"n", "cc", "y", "x", "cb"});
   Conv2dAttrs unpadded = a;
@@ -168,20 +167,20 @@ DepthwiseNchwc MakeDepthwiseNchwc(const Conv2dAttrs& a, int64_t cb) {
   c.pad = te::compute(
       {Dim(a.n), Dim(a.ic / cb), Dim(ph), Dim(pw), Dim(cb)},
       [&](Var n, Var cc, Var y, Var x, Var b) {
-        Expr value = c.data(n, cc, y - C(a.pad[0]), x - C(a.pad[1]), b);
+        Expr value = c.data(n, cc, y - Dim(a.pad[0]), x - Dim(a.pad[1]), b);
         if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) return value;
         return ir::if_then_else(
             Inside(y, a.pad[0], a.pad[0] + a.h) && Inside(x, a.pad[1], a.pad[1] + a.w), value,
             ir::FloatImm(ir::kFloat32, 0.0));
       },
       "pad", {"n", "cc", "y", "x", "cb"});
-  c.kh = te::reduce_axis({C(0), Dim(a.kh)}, "kh");
-  c.kw = te::reduce_axis({C(0), Dim(a.kw)}, "kw");
+  c.kh = te::reduce_axis({Dim(0), Dim(a.kh)}, "kh");
+  c.kw = te::reduce_axis({Dim(0), Dim(a.kw)}, "kw");
   c.out = te::compute(
       {Dim(a.n), Dim(a.ic / cb), Dim(a.oh()), Dim(a.ow()), Dim(cb)},
       [&](Var n, Var cc, Var y, Var x, Var b) {
-        return te::sum(c.pad(n, cc, y * C(a.stride[0]) + c.kh->var * C(a.dilation[0]),
-                             x * C(a.stride[1]) + c.kw->var * C(a.dilation[1]), b) *
+        return te::sum(c.pad(n, cc, y * Dim(a.stride[0]) + c.kh->var * Dim(a.dilation[0]),
+                             x * Dim(a.stride[1]) + c.kw->var * Dim(a.dilation[1]), b) *
                            c.weight(cc, c.kh->var, c.kw->var, b),
                        {c.kh, c.kw});
       },
@@ -230,12 +229,12 @@ te::Tensor DilateAndPadNchwc(const te::Tensor& data, const Conv2dTransposeAttrs&
   return te::compute(
       {Dim(a.n), Dim(a.ic / icb), Dim(ph), Dim(pw), Dim(icb)},
       [&](Var n, Var cc, Var y, Var x, Var cb) {
-        Expr yy = y - C(conv.pad[0]);
-        Expr xx = x - C(conv.pad[1]);
+        Expr yy = y - Dim(conv.pad[0]);
+        Expr xx = x - Dim(conv.pad[1]);
         Expr on_grid = Inside(yy, 0, conv.h) && Inside(xx, 0, conv.w);
-        if (sy > 1) on_grid = on_grid && yy % C(sy) == C(0);
-        if (sx > 1) on_grid = on_grid && xx % C(sx) == C(0);
-        return ir::if_then_else(on_grid, data(n, cc, yy / C(sy), xx / C(sx), cb),
+        if (sy > 1) on_grid = on_grid && yy % Dim(sy) == Dim(0);
+        if (sx > 1) on_grid = on_grid && xx % Dim(sx) == Dim(0);
+        return ir::if_then_else(on_grid, data(n, cc, yy / Dim(sy), xx / Dim(sx), cb),
                                 ir::FloatImm(ir::kFloat32, 0.0));
       },
       "dilate_pad", {"n", "cc", "y", "x", "cb"});

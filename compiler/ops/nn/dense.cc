@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compiler/ir/op.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/support/check.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
@@ -20,8 +21,6 @@ int64_t ConstDim(const te::Tensor& t, int d) {
   TESSEL_CHECK(v != nullptr) << t.name() << " has a symbolic dimension " << d;
   return *v;
 }
-
-Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
 // weight [groups * n, k] -> [groups, panels, k, bn] (shape: the result's shape, same size).
 runtime::NDArray PackPanels(const runtime::NDArray& weight, int64_t groups, int64_t bn,

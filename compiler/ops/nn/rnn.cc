@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "compiler/ir/op.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/support/check.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
@@ -18,8 +19,6 @@ int64_t ConstDim(const te::Tensor& t, int d) {
   TESSEL_CHECK(v != nullptr) << t.name() << " has a symbolic dimension " << d;
   return *v;
 }
-
-Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
 bool IsContiguousF32(const runtime::NDArray& a) {
   return a.IsContiguous() && a.dtype().code == kDLFloat && a.dtype().bits == 32;

@@ -3,8 +3,18 @@
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ir/op.h"
+#include "compiler/support/check.h"
+#include "compiler/te/operation.h"
 
 namespace tessel::ops::nn {
+
+ir::Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
+
+const std::vector<ir::IterVar>& Axes(const te::Tensor& t) {
+  const auto* op = t.op().as<te::ComputeOpNode>();
+  TESSEL_CHECK(op != nullptr) << t.name() << " is not computed: it has no axes";
+  return op->axis;
+}
 
 absl::StatusOr<std::vector<int64_t>> ConstShape(const te::Tensor& t, const std::string& what) {
   std::vector<int64_t> shape;

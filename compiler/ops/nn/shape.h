@@ -15,6 +15,12 @@ namespace tessel::ops::nn {
 // The extents of t, which must all be integer constants; an error names `what`.
 absl::StatusOr<std::vector<int64_t>> ConstShape(const te::Tensor& t, const std::string& what);
 
+// An extent or index constant as an int32 immediate (index arithmetic is int32).
+ir::Expr Dim(int64_t v);
+
+// The data-parallel axes of a compute tensor's operation (its loops, outermost first).
+const std::vector<ir::IterVar>& Axes(const te::Tensor& t);
+
 // Each extent as an int32 immediate.
 std::vector<ir::Expr> ShapeExprs(const std::vector<int64_t>& shape);
 

@@ -11,6 +11,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/batch_matmul.h"
 #include "compiler/ops/nn/dense.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/matrix_tiles.h"
 #include "compiler/support/status_macros.h"
@@ -19,12 +20,12 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Dim;
+
 struct MatmulArgs {
   int64_t batch;  // 0 for matmul (no batch axis)
   int64_t m, n, k;
 };
-
-ir::Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
 // batched: whether the operator is batch_matmul (reads "batch").
 absl::StatusOr<MatmulArgs> ReadArgs(const char* name, bool batched, const OpArgs& args) {

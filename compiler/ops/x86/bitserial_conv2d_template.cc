@@ -14,6 +14,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/bitserial.h"
 #include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/matrix_tiles.h"
 #include "compiler/support/status_macros.h"
@@ -22,14 +23,14 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Dim;
+
 constexpr char kName[] = "bitserial_conv2d_nhwc.x86";
 
 struct Args {
   nn::Conv2dAttrs conv;
   nn::BitserialBits bits;
 };
-
-ir::Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
 int64_t FloorPow2(int64_t v) {
   int64_t p = 1;

@@ -12,6 +12,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/bitserial.h"
 #include "compiler/ops/nn/dense.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/matrix_tiles.h"
 #include "compiler/support/status_macros.h"
@@ -20,14 +21,14 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Dim;
+
 constexpr char kName[] = "bitserial_dense_pack.x86";
 
 struct Args {
   int64_t m, n, k;
   nn::BitserialBits bits;
 };
-
-ir::Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
 absl::StatusOr<Args> ReadArgs(const OpArgs& args) {
   ArgReader r(kName, args);

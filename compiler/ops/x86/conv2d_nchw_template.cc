@@ -6,6 +6,7 @@
 // Loop nest: parallel over (n, oc / ocn, oh); ow / owv; the reduction (ic, kh, kw); ocn
 // (unrolled); owv (vectorized). The padded input is a separate stage, parallel over its rows.
 #include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/conv2d_nchwc_schedule.h"
 #include "compiler/support/check.h"
@@ -14,13 +15,11 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Axes;
+
 using schedule::Stage;
 
 constexpr char kName[] = "conv2d_nchw.x86";
-
-const std::vector<ir::IterVar>& Axes(const te::Tensor& t) {
-  return t.op().as<te::ComputeOpNode>()->axis;
-}
 
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(kName, args));

@@ -1,3 +1,4 @@
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/x86/conv2d_nchwc_schedule.h"
 
 #include "compiler/support/check.h"
@@ -7,11 +8,9 @@
 namespace tessel::ops::x86 {
 namespace {
 
-using schedule::Stage;
+using nn::Axes;
 
-const std::vector<ir::IterVar>& Axes(const te::Tensor& t) {
-  return t.op().as<te::ComputeOpNode>()->axis;
-}
+using schedule::Stage;
 
 // Largest per-iteration accumulator count: beyond it the register tile spills.
 constexpr int64_t kMaxAccumulatorVectors = 28;

@@ -11,6 +11,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/batch_matmul.h"
 #include "compiler/ops/nn/dense.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/matrix_tiles.h"
 #include "compiler/support/status_macros.h"
@@ -18,6 +19,8 @@
 
 namespace tessel::ops::x86 {
 namespace {
+
+using nn::Dim;
 
 constexpr char kName[] = "dense_pack.x86";
 
@@ -35,8 +38,6 @@ absl::StatusOr<DenseArgs> ReadArgs(const OpArgs& args) {
   TESSEL_ASSIGN_OR_RETURN(a.bias, r.BoolOr("bias", false));
   return a;
 }
-
-ir::Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));

@@ -11,6 +11,7 @@
 // Loop nest: parallel over (n, c / cb, oh); ow / reg_n; kh, kw; reg_n; cb.
 #include "compiler/ops/host_layout.h"
 #include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/conv2d_nchwc_schedule.h"
 #include "compiler/support/check.h"
@@ -19,13 +20,11 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Axes;
+
 using schedule::Stage;
 
 constexpr char kName[] = "depthwise_conv2d_nchwc.x86";
-
-const std::vector<ir::IterVar>& Axes(const te::Tensor& t) {
-  return t.op().as<te::ComputeOpNode>()->axis;
-}
 
 absl::StatusOr<nn::Conv2dAttrs> ReadAttrs(const OpArgs& args) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(kName, args));

@@ -1,3 +1,4 @@
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/x86/gemm.h"
 
 #include <absl/strings/str_cat.h>
@@ -10,16 +11,13 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Dim;
+using nn::Axes;
+
 using ir::Expr;
 using ir::Var;
 
 // A shape entry: int32, as index arithmetic is.
-Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
-
-const std::vector<ir::IterVar>& Axes(const te::Tensor& t) {
-  return t.op().as<te::ComputeOpNode>()->axis;
-}
-
 }  // namespace
 
 GemmTiling DefaultGemmTiling(int vector_bits) {

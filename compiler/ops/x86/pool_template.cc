@@ -31,6 +31,8 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Axes;
+
 using schedule::Stage;
 
 struct PoolProblem {
@@ -139,10 +141,6 @@ search::Config Fallback(const std::string& name, nn::PoolKind kind,
                         {"phase_split", split ? 1 : 0}}}});
   TESSEL_CHECK(config.ok()) << config.status().message();
   return *config;
-}
-
-const std::vector<ir::IterVar>& Axes(const te::Tensor& t) {
-  return t.op().as<te::ComputeOpNode>()->axis;
 }
 
 // Pooling with the padded input stored by column phase, for a column stride sw > 1:

@@ -13,6 +13,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/dense.h"
 #include "compiler/ops/nn/rnn.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/matrix_tiles.h"
 #include "compiler/support/status_macros.h"
@@ -21,11 +22,11 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Dim;
+
 struct CellArgs {
   int64_t batch, input, hidden;
 };
-
-ir::Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
 absl::StatusOr<CellArgs> ReadArgs(const char* name, const OpArgs& args) {
   ArgReader r(name, args);

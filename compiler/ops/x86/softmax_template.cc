@@ -31,6 +31,8 @@
 namespace tessel::ops::x86 {
 namespace {
 
+using nn::Axes;
+
 using ir::Expr;
 using ir::Var;
 using schedule::Stage;
@@ -87,10 +89,6 @@ search::Config Fallback(const std::string& name, const search::ConfigSpace& spac
                         {"parallel", parallel ? 1 : 0}}}});
   TESSEL_CHECK(config.ok()) << config.status().message();
   return *config;
-}
-
-const std::vector<ir::IterVar>& Axes(const te::Tensor& t) {
-  return t.op().as<te::ComputeOpNode>()->axis;
 }
 
 // Vectorizes the last data axis of stage t (compute_at a row): whole when it is at most one
