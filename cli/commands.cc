@@ -10,6 +10,8 @@
 #include "cli/gemm_commands.h"
 #include "cli/ops_bench.h"
 #include "cli/list.h"
+#include "cli/log_commands.h"
+#include "cli/tune_command.h"
 #include "cli/version.h"
 
 namespace tessel::cli {
@@ -60,6 +62,14 @@ const std::vector<Command>& Commands() {
              absl::StrCat("'bench' needs a benchmark name: gemm or ops",
                           args.empty() ? "" : absl::StrCat(", not '", args.front(), "'")));
        }},
+      {"tune",
+       "tune one operator: `tune --workload C6 --tuner xgb --trials 200 --log L` (resumes an "
+       "existing log; `tessel tune --help` lists the flags)",
+       [](Args args, std::ostream& out) { return TuneCommand(args, out); }},
+      {"log",
+       "tuning logs: `log summary LOG` (per task: trials, errors, best), `log best LOG` (the best "
+       "record per task, as JSON lines)",
+       [](Args args, std::ostream& out) { return LogCommand(args, out); }},
   };
   return commands;
 }

@@ -8,6 +8,8 @@
 
 #include "compiler/driver/target.h"
 #include "compiler/ops/template.h"
+#include "costmodels/cost_model.h"
+#include "search/explorers/explorer.h"
 #include "workloads/network_ops.h"
 
 namespace tessel::cli {
@@ -25,9 +27,9 @@ std::string RegistryListing() {
   for (const auto& [op, names] : by_op) {
     absl::StrAppend(&listing, "  ", op, ": ", absl::StrJoin(names, ", "), "\n");
   }
-  constexpr const char* kRegistries[] = {"cost models", "explorers"};
-  for (const char* registry : kRegistries)
-    absl::StrAppend(&listing, registry, ": none registered\n");
+  absl::StrAppend(&listing, "cost models: ", absl::StrJoin(costmodels::CostModelNames(), ", "),
+                  " (costmodels/README.md)\n");
+  absl::StrAppend(&listing, "explorers: ", absl::StrJoin(search::ExplorerNames(), ", "), "\n");
   absl::StrAppend(&listing, "workloads: table2 (the paper's Table 2: C1-C12, D1-D9); operator "
                   "shapes of ", absl::StrJoin(workloads::NetworkNames(), ", "), "\n");
   return listing;

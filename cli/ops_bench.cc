@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "baselines/dnnl/conv2d.h"
 #include "baselines/torch/reference.h"
 #include "cli/bench_target.h"
 #include "cli/flags.h"
 #include "cli/op_job.h"
+#include "search/records/apply_history_best.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/x86/conv2d_strategy.h"
@@ -49,8 +51,12 @@ ops::Tolerance ToleranceFor(const std::string& template_name) {
   return {2e-3, 2e-3};
 }
 
+// history: tuned configs, looked up by the layer's task under task_target (the --target string
+// tuning used); null for the fallback configs.
 absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetFacts& facts,
-                               int threads, const runtime::TimerOptions& timer) {
+                               int threads, const runtime::TimerOptions& timer,
+                               const search::ApplyHistoryBest* history,
+                               const std::string& task_target) {
   Row row;
   row.layer = layer.name;
   row.conv = layer.kind == workloads::LayerKind::kConv;
@@ -59,7 +65,14 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
   TESSEL_ASSIGN_OR_RETURN(ops::nn::Conv2dAttrs attrs, ops::nn::ReadConv2dAttrs(layer.name, args));
   row.template_name = ops::x86::SelectConv2dTemplate(attrs, facts);
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(row.template_name));
-  TESSEL_ASSIGN_OR_RETURN(OpJob ours, OpJob::Create(*t, args, facts, /*seed=*/1));
+  std::optional<search::Config> tuned;
+  if (history != nullptr) {
+    search::Task task{.template_name = row.template_name, .args = args, .target = task_target};
+    TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback, ops::InstantiateFallback(*t, args, facts));
+    tuned = history->Query(task, fallback.space, fallback.config);
+  }
+  TESSEL_ASSIGN_OR_RETURN(OpJob ours, OpJob::Create(*t, args, facts, /*seed=*/1,
+                                                    tuned ? &*tuned : nullptr));
 
   TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> got, ours.LogicalOutputs());
   TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> want,
@@ -90,13 +103,22 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
                                  {"target", "llvm target (default llvm: this host's CPU)"},
                                  {"threads", "threads for both sides"},
                                  {"layers", "comma-separated layer names (default: all)"},
-                                 {"repeat", "timed repeats (>= 5)"}}));
+                                 {"repeat", "timed repeats (>= 5)"},
+                                 {"log", "tuning log: the best config per layer instead of the "
+                                         "fallback (tessel tune / experiment)"}}));
   const std::string suite = flags.String("suite", "table2");
   if (suite != "table2") {
     return absl::InvalidArgumentError(
         absl::StrCat("--suite '", suite, "' is not a suite; known: table2"));
   }
-  TESSEL_ASSIGN_OR_RETURN(std::string target, HostBenchTarget(flags.String("target", "llvm")));
+  const std::string task_target = flags.String("target", "llvm");
+  TESSEL_ASSIGN_OR_RETURN(std::string target, HostBenchTarget(task_target));
+  std::optional<search::ApplyHistoryBest> history;
+  const std::string log = flags.String("log", "");
+  if (!log.empty()) {
+    TESSEL_ASSIGN_OR_RETURN(search::ApplyHistoryBest read, search::ApplyHistoryBest::FromLogs({log}));
+    history.emplace(std::move(read));
+  }
   TESSEL_ASSIGN_OR_RETURN(int64_t threads, flags.Int("threads", 1));
   TESSEL_ASSIGN_OR_RETURN(int64_t repeat, flags.Int("repeat", 7));
   if (threads < 1 || threads > 1024) {
@@ -117,7 +139,9 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   out << "oneDNN: OpenMP, GOMP_SPINCOUNT=" << (spin != nullptr ? spin : "unset (libgomp's default)")
       << "\n";
   out << "suite: table2 (the paper's Table 2), batch 1, float32; ours: the strategy's template "
-         "with its untuned fallback config\n\n";
+      << (history ? "with the best config of " + log + " (the fallback where it has none)"
+                  : std::string("with its untuned fallback config"))
+      << "\n\n";
   out << absl::StrFormat("%-5s %7s %-28s %9s %9s %6s  %s\n", "layer", "GFLOP", "template",
                          "ours ms", "oneDNN ms", "ratio", "correct");
   runtime::TimerOptions timer;
@@ -127,7 +151,8 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   std::vector<double> all, conv, depthwise;
   bool all_correct = true;
   for (const workloads::Layer& layer : layers) {
-    TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer));
+    TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer,
+                                                history ? &*history : nullptr, task_target));
     out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f  %s\n", row.layer, row.gflop,
                            row.template_name, row.ours_ms, row.dnnl_ms, row.ratio, row.correct);
     out.flush();

@@ -1,6 +1,9 @@
-#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/x86/conv2d_nchwc_schedule.h"
 
+#include <algorithm>
+#include <vector>
+
+#include "compiler/ops/nn/shape.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/te/operation.h"
@@ -14,6 +17,20 @@ using schedule::Stage;
 
 // Largest per-iteration accumulator count: beyond it the register tile spills.
 constexpr int64_t kMaxAccumulatorVectors = 28;
+
+// Largest register tile reg_h x reg_n in the space: its statements are unrolled.
+constexpr int64_t kMaxTilePositions = 32;
+
+// Candidate orders of the reduction loops (0: icc, 1: kh, 2: kw, 3: icb), outermost first. The
+// first is the fallback's; the others move the weight and input streams differently:
+constexpr int kReduceOrders[][4] = {
+    {0, 1, 2, 3},  // icc, kh, kw, icb: a channel block's whole window, contiguous icb inside
+    {1, 2, 0, 3},  // kh, kw, icc, icb: one window position over all input channels
+    {0, 1, 3, 2},  // icc, kh, icb, kw: kw inside: consecutive FMAs read neighbouring columns
+    {1, 0, 2, 3},  // kh, icc, kw, icb: one kernel row over all channel blocks
+    {0, 3, 1, 2},  // icc, icb, kh, kw: one input channel's window at a time
+    {1, 2, 3, 0},  // kh, kw, icb, icc: icc inside: every load strides by a channel block
+};
 
 }  // namespace
 
@@ -34,6 +51,17 @@ void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a
                       .max_innermost = 32});
   space.define_knob("unroll_kw", {0, 1});
   space.define_knob("pad_at_tile", {0, 1});
+  space.define_split("tile_oh", a.oh(),
+                     {.policy = search::SplitPolicy::kFactors,
+                      .num_outputs = 2,
+                      .max_innermost = kMaxTilePositions});
+  search::ReorderOptions orders{.policy = search::ReorderPolicy::kCandidates};
+  for (const auto& order : kReduceOrders) orders.candidates.push_back({order, order + 4});
+  space.define_reorder("reorder_reduce", 4, orders);
+  space.define_knob("oc_inner", {0, 1});
+  space.AddFilter("register tile of at most 32 positions", [](const search::Config& c) {
+    return c.split("tile_oh")[1] * c.split("tile_ow")[1] <= kMaxTilePositions;
+  });
 }
 
 // The fallback keeps reg_n x ceil(ocb / lanes) accumulator vectors near 28 of AVX-512's 32
@@ -44,7 +72,9 @@ void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a
 //   icb:   the largest divisor of ic up to 16 (a weight block of icb x ocb stays in L1);
 //   unroll_kw: for kernels up to 3 wide;
 //   pad_at_tile: 0 (padding per tile measured slower on Table 2's C1, C4, C7, C10 with 1 thread:
-//                0.81-0.90 of oneDNN against 0.92-0.98; left for the tuner).
+//                0.81-0.90 of oneDNN against 0.92-0.98; left for the tuner);
+//   tile_oh, reorder_reduce, oc_inner: value 0 (one output row per tile, icc, kh, kw, icb,
+//                channel blocks outside rows), the program these numbers were measured on.
 search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
                                    const TargetFacts& facts) {
   const int64_t lanes = std::max(facts.lanes(), 4);
@@ -64,7 +94,10 @@ search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::C
                           {"tile_oc", {a.oc / ocb, ocb}},
                           {"tile_ow", {a.ow() / reg_n, reg_n}},
                           {"unroll_kw", a.kw <= 3 ? 1 : 0},
-                          {"pad_at_tile", 0}};
+                          {"pad_at_tile", 0},
+                          {"tile_oh", {a.oh(), 1}},
+                          {"reorder_reduce", {0, 1, 2, 3}},
+                          {"oc_inner", 0}};
   absl::StatusOr<search::Config> config = space.FromJson({{"knobs", knobs}});
   TESSEL_CHECK(config.ok()) << "conv2d NCHWc fallback outside its space: "
                             << config.status().message();
@@ -78,6 +111,9 @@ Conv2dNchwcKnobs ReadConv2dNchwcKnobs(const search::Config& config) {
   k.reg_n = config.split("tile_ow")[1];
   k.unroll_kw = config.knob("unroll_kw") != 0;
   k.pad_at_tile = config.knob("pad_at_tile") != 0;
+  k.reg_h = config.split("tile_oh")[1];
+  k.reduce_order = config.reorder("reorder_reduce");
+  k.oc_inner = config.knob("oc_inner") != 0;
   return k;
 }
 
@@ -98,26 +134,50 @@ absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c
   Stage out = s[c.out];
   const auto& oa = Axes(c.out);  // n, occ, oh, ow, ocb
   TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult ow, out.split(oa[3], static_cast<int>(k.reg_n)));
-  TESSEL_RETURN_IF_ERROR(out.reorder({oa[0], oa[1], oa[2], ow.outer, ow.inner, oa[4]}));
-  TESSEL_ASSIGN_OR_RETURN(ir::IterVar rows, out.fuse(oa[0], oa[1]));
-  TESSEL_ASSIGN_OR_RETURN(rows, out.fuse(rows, oa[2]));
+  // reg_h 1 leaves oh unsplit: the loop nest (and its names) of the one-row tile.
+  ir::IterVar rows_outer = oa[2];
+  std::vector<ir::IterVar> tile;  // the register tile's spatial loops, outermost first
+  if (k.reg_h > 1) {
+    TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult oh, out.split(oa[2], static_cast<int>(k.reg_h)));
+    rows_outer = oh.outer;
+    tile.push_back(oh.inner);
+  }
+  tile.push_back(ow.inner);
+  std::vector<ir::IterVar> order = k.oc_inner ? std::vector<ir::IterVar>{oa[0], rows_outer, oa[1]}
+                                              : std::vector<ir::IterVar>{oa[0], oa[1], rows_outer};
+  order.push_back(ow.outer);
+  order.insert(order.end(), tile.begin(), tile.end());
+  order.push_back(oa[4]);
+  TESSEL_RETURN_IF_ERROR(out.reorder(order));
+  TESSEL_ASSIGN_OR_RETURN(ir::IterVar rows, out.fuse(order[0], order[1]));
+  TESSEL_ASSIGN_OR_RETURN(rows, out.fuse(rows, order[2]));
   TESSEL_RETURN_IF_ERROR(out.parallel(rows));
-  TESSEL_RETURN_IF_ERROR(out.unroll(ow.inner));
+  for (const ir::IterVar& v : tile) TESSEL_RETURN_IF_ERROR(out.unroll(v));
   TESSEL_RETURN_IF_ERROR(out.vectorize(oa[4]));
 
+  // The accumulators: n, occ (extent 1 here), the reduction, then the register tile.
   Stage cc = s[acc];
   TESSEL_RETURN_IF_ERROR(cc.compute_at(out, ow.outer));
   const te::ComputeOpNode* acc_op = acc.op().as<te::ComputeOpNode>();
   const auto& ca = acc_op->axis;         // n, occ, oh, ow, ocb
   const auto& cr = acc_op->reduce_axis;  // icc, kh, kw, icb
-  TESSEL_RETURN_IF_ERROR(
-      cc.reorder({ca[0], ca[1], ca[2], cr[0], cr[1], cr[2], cr[3], ca[3], ca[4]}));
+  TESSEL_CHECK(k.reduce_order.size() == 4) << "reduce_order must permute 4 axes";
+  std::vector<ir::IterVar> acc_order = {ca[0], ca[1]};
+  // One row: oh (extent 1) stays outside the reduction, as the one-row schedule always had it.
+  if (k.reg_h == 1) acc_order.push_back(ca[2]);
+  for (int r : k.reduce_order) acc_order.push_back(cr[r]);
+  if (k.reg_h > 1) acc_order.push_back(ca[2]);
+  acc_order.push_back(ca[3]);
+  acc_order.push_back(ca[4]);
+  TESSEL_RETURN_IF_ERROR(cc.reorder(acc_order));
   if (padded && k.pad_at_tile) {
     Stage pad = s[c.pad];
     TESSEL_RETURN_IF_ERROR(pad.vectorize(Axes(c.pad)[4]));
-    TESSEL_RETURN_IF_ERROR(pad.compute_at(cc, ca[2]));
+    // Above the reduction: the window of the whole register tile.
+    TESSEL_RETURN_IF_ERROR(pad.compute_at(cc, k.reg_h == 1 ? ca[2] : ca[1]));
   }
   if (k.unroll_kw) TESSEL_RETURN_IF_ERROR(cc.unroll(cr[2]));
+  if (k.reg_h > 1) TESSEL_RETURN_IF_ERROR(cc.unroll(ca[2]));
   TESSEL_RETURN_IF_ERROR(cc.unroll(ca[3]));
   TESSEL_RETURN_IF_ERROR(cc.vectorize(ca[4]));
   return absl::OkStatus();

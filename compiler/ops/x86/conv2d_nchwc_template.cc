@@ -60,7 +60,7 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
 
 Template Make() {
   return Template{kName, "conv2d",
-                  "conv2d in NCHW[x]c: register tile of output width x channel block",
+                  "conv2d in NCHW[x]c: register tile of output rows x width x channel block",
                   Space, Fallback, Instantiate};
 }
 

@@ -1,0 +1,110 @@
+// `tessel tune` and `tessel log`: user errors (one message naming what is wrong, a usage exit
+// code, nothing written) and the log commands on a log written here.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "search/records/log.h"
+
+namespace tessel::cli {
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunTessel(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = RunCommandLine(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::filesystem::remove(path);
+  return path;
+}
+
+void ExpectUsageError(const std::vector<std::string>& args, const std::string& named) {
+  Outcome o = RunTessel(args);
+  EXPECT_EQ(o.exit_code, kExitUsage) << o.err;
+  EXPECT_NE(o.err.find(named), std::string::npos) << "'" << named << "' not in: " << o.err;
+}
+
+TEST(TuneCommandTest, UserErrorsNameTheProblemAndWriteNothing) {
+  const std::string log = TempPath("never.jsonl");
+  ExpectUsageError({"tune", "--workload", "C6", "--trials", "4"}, "--log");
+  ExpectUsageError({"tune", "--workload", "C6", "--tuner", "bayes", "--log", log}, "bayes");
+  ExpectUsageError({"tune", "--workload", "C13", "--log", log}, "C13");
+  ExpectUsageError({"tune", "--log", log}, "--workload");
+  ExpectUsageError({"tune", "--template", "dense_pack.x86", "--args", "{m:1}", "--log", log},
+                   "--args");
+  ExpectUsageError({"tune", "--template", "dense_pack.x86", "--args", R"({"m":4,"n":4})", "--log",
+                    log},
+                   "k");
+  ExpectUsageError({"tune", "--workload", "C6", "--trials", "x", "--log", log}, "--trials");
+  ExpectUsageError({"tune", "--workload", "C6", "--threads", "0", "--log", log}, "--threads");
+  ExpectUsageError({"tune", "--workload", "C6", "--tuner", "xgb", "--model", "xgb", "--log", log},
+                   "--tuner");
+  ExpectUsageError({"tune", "--workload", "C6", "--model", "xgb", "--explorer", "ga", "--log", log},
+                   "black-box");
+  ExpectUsageError({"tune", "--workload", "C6", "--speed", "max", "--log", log}, "--speed");
+  EXPECT_FALSE(std::filesystem::exists(log));
+}
+
+TEST(LogCommandTest, SummaryAndBestReadALog) {
+  const std::string log = TempPath("summary.jsonl");
+  absl::StatusOr<search::LogWriter> writer = search::LogWriter::Open(log);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  search::Task task{.template_name = "dense_pack.x86",
+                    .args = {{"m", 16}, {"n", 32}, {"k", 64}},
+                    .target = "llvm"};
+  std::vector<search::Record> records(3);
+  for (int i = 0; i < 3; ++i) {
+    records[i].task = task;
+    records[i].config = {{"index", i}, {"knobs", {{"stub", i}}}};
+    records[i].config_index = i;
+  }
+  records[0].result.costs = {2e-6};
+  records[1].result.costs = {1e-6};  // the best: 2 * 16 * 32 * 64 / 1e-6 = 65.5 GFLOPS
+  records[2].result.error = search::ErrorKind::kRunTimeout;
+  records[2].result.error_message = "run did not finish";
+  ASSERT_TRUE(writer->Append(records).ok());
+
+  Outcome summary = RunTessel({"log", "summary", log});
+  ASSERT_EQ(summary.exit_code, kExitOk) << summary.err;
+  EXPECT_NE(summary.out.find("3 records, 1 tasks"), std::string::npos) << summary.out;
+  EXPECT_NE(summary.out.find("trials 3, failed 1 (run_timeout 1)"), std::string::npos) << summary.out;
+  EXPECT_NE(summary.out.find("best 0.0010 ms, 65.54 GFLOPS, config 1"), std::string::npos)
+      << summary.out;
+
+  Outcome best = RunTessel({"log", "best", log});
+  ASSERT_EQ(best.exit_code, kExitOk) << best.err;
+  EXPECT_NE(best.out.find("\"config_index\":1"), std::string::npos) << best.out;
+  EXPECT_EQ(std::count(best.out.begin(), best.out.end(), '\n'), 1);
+}
+
+TEST(LogCommandTest, ErrorsNameTheFileAndLine) {
+  const std::string log = TempPath("broken.jsonl");
+  std::ofstream(log) << "{\"version\": 1}\n";
+  Outcome broken = RunTessel({"log", "summary", log});
+  EXPECT_EQ(broken.exit_code, kExitFailed);
+  EXPECT_NE(broken.err.find(log + ":1"), std::string::npos) << broken.err;
+  Outcome missing = RunTessel({"log", "best", "/nonexistent/log.jsonl"});
+  EXPECT_NE(missing.exit_code, kExitOk);
+  EXPECT_NE(missing.err.find("/nonexistent/log.jsonl"), std::string::npos) << missing.err;
+  ExpectUsageError({"log", "show", log}, "usage: tessel log");
+  ExpectUsageError({"log"}, "usage: tessel log");
+}
+
+}  // namespace
+}  // namespace tessel::cli

@@ -1,0 +1,241 @@
+// conv2d_nchwc.x86's tuning space: its size on Table 2's C1 and C6, the fallback's program
+// (the one-row register tile, pinned as printed IR), and points of the space, the new knobs
+// (tile_oh, reorder_reduce, oc_inner) in particular, against libtorch.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "compiler/ir/printer.h"
+#include "compiler/ops/testing/op_check.h"
+#include "compiler/transforms/pipeline.h"
+
+namespace tessel::ops {
+namespace {
+
+const Template& Nchwc() {
+  absl::StatusOr<const Template*> t = FindTemplate("conv2d_nchwc.x86");
+  EXPECT_TRUE(t.ok()) << t.status();
+  return **t;
+}
+
+OpArgs Conv(int64_t ic, int64_t hw, int64_t oc, int64_t k, int64_t s, int64_t p) {
+  return {{"n", 1},
+          {"ic", ic},
+          {"h", hw},
+          {"w", hw},
+          {"oc", oc},
+          {"kh", k},
+          {"kw", k},
+          {"stride", {s, s}},
+          {"pad", {p, p, p, p}},
+          {"dilation", {1, 1}},
+          {"groups", 1}};
+}
+
+TargetFacts Avx512() {
+  TargetFacts facts;
+  facts.target = "llvm -mcpu=skylake-avx512";
+  facts.vector_bits = 512;
+  return facts;
+}
+
+testing::CheckOptions Loose() {
+  testing::CheckOptions o;
+  o.atol = 2e-3;
+  o.rtol = 2e-3;
+  return o;
+}
+
+// Value indices of the knobs after the first five.
+std::vector<int64_t> NewKnobs(const search::Config& c) {
+  return {c.value_indices().begin() + 5, c.value_indices().end()};
+}
+
+// The fallback is the program `tessel bench ops` has published numbers for: the text below is
+// what the template printed before tile_oh, reorder_reduce and oc_inner existed. A change of the
+// lowering passes also changes it; a change of this template must not.
+TEST(Conv2dNchwcSpaceTest, FallbackIsTheOneRowProgram) {
+  const OpArgs args = Conv(4, 4, 16, 3, 1, 1);
+  const TargetFacts facts = Avx512();
+  absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  const search::Config fallback = Nchwc().fallback(*space, args, facts);
+  EXPECT_EQ(NewKnobs(fallback), (std::vector<int64_t>{0, 0, 0}));
+  absl::StatusOr<OpProgram> p = Nchwc().instantiate(fallback, args, facts);
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<ir::PrimFunc> f = transforms::Lower(p->schedule, p->args, "op");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(
+      ir::ToString(*f),
+      R"(func op(data: float32[1, 1, 4, 4, 4], weight: float32[1, 1, 3, 3, 4, 16], conv2d_nchwc: float32[1, 1, 4, 4, 16]) {
+  allocate pad: float32[144] {
+    for (n.cc.fused.y.fused, 0, 6) parallel {
+      for (x, 0, 6) {
+        pad[ramp(((n.cc.fused.y.fused * 24) + (x * 4)), 1, 4)] = if_then_else((((1 <= n.cc.fused.y.fused) && (n.cc.fused.y.fused < 5)) && ((1 <= x) && (x < 5))), data[ramp((((n.cc.fused.y.fused * 16) + (x * 4)) - 20), 1, 4)], broadcast(0.0f, 4))
+      }
+    }
+    for (n.occ.fused.oh.fused, 0, 4) parallel {
+      allocate conv2d_nchwc.local: float32[64] scope "local" {
+        conv2d_nchwc.local[ramp(0, 1, 16)] = broadcast(0.0f, 16)
+        conv2d_nchwc.local[ramp(16, 1, 16)] = broadcast(0.0f, 16)
+        conv2d_nchwc.local[ramp(32, 1, 16)] = broadcast(0.0f, 16)
+        conv2d_nchwc.local[ramp(48, 1, 16)] = broadcast(0.0f, 16)
+        for (kh, 0, 3) {
+          for (icb, 0, 4) {
+            conv2d_nchwc.local[ramp(0, 1, 16)] = (conv2d_nchwc.local[ramp(0, 1, 16)] + (broadcast(pad[((icb + (kh * 24)) + (n.occ.fused.oh.fused * 24))], 16) * weight[ramp(((icb * 16) + (kh * 192)), 1, 16)]))
+            conv2d_nchwc.local[ramp(16, 1, 16)] = (conv2d_nchwc.local[ramp(16, 1, 16)] + (broadcast(pad[(((icb + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 4)], 16) * weight[ramp(((icb * 16) + (kh * 192)), 1, 16)]))
+            conv2d_nchwc.local[ramp(32, 1, 16)] = (conv2d_nchwc.local[ramp(32, 1, 16)] + (broadcast(pad[(((icb + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 8)], 16) * weight[ramp(((icb * 16) + (kh * 192)), 1, 16)]))
+            conv2d_nchwc.local[ramp(48, 1, 16)] = (conv2d_nchwc.local[ramp(48, 1, 16)] + (broadcast(pad[(((icb + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 12)], 16) * weight[ramp(((icb * 16) + (kh * 192)), 1, 16)]))
+          }
+          for (icb_1, 0, 4) {
+            conv2d_nchwc.local[ramp(0, 1, 16)] = (conv2d_nchwc.local[ramp(0, 1, 16)] + (broadcast(pad[(((icb_1 + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 4)], 16) * weight[ramp((((icb_1 * 16) + (kh * 192)) + 64), 1, 16)]))
+            conv2d_nchwc.local[ramp(16, 1, 16)] = (conv2d_nchwc.local[ramp(16, 1, 16)] + (broadcast(pad[(((icb_1 + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 8)], 16) * weight[ramp((((icb_1 * 16) + (kh * 192)) + 64), 1, 16)]))
+            conv2d_nchwc.local[ramp(32, 1, 16)] = (conv2d_nchwc.local[ramp(32, 1, 16)] + (broadcast(pad[(((icb_1 + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 12)], 16) * weight[ramp((((icb_1 * 16) + (kh * 192)) + 64), 1, 16)]))
+            conv2d_nchwc.local[ramp(48, 1, 16)] = (conv2d_nchwc.local[ramp(48, 1, 16)] + (broadcast(pad[(((icb_1 + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 16)], 16) * weight[ramp((((icb_1 * 16) + (kh * 192)) + 64), 1, 16)]))
+          }
+          for (icb_2, 0, 4) {
+            conv2d_nchwc.local[ramp(0, 1, 16)] = (conv2d_nchwc.local[ramp(0, 1, 16)] + (broadcast(pad[(((icb_2 + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 8)], 16) * weight[ramp((((icb_2 * 16) + (kh * 192)) + 128), 1, 16)]))
+            conv2d_nchwc.local[ramp(16, 1, 16)] = (conv2d_nchwc.local[ramp(16, 1, 16)] + (broadcast(pad[(((icb_2 + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 12)], 16) * weight[ramp((((icb_2 * 16) + (kh * 192)) + 128), 1, 16)]))
+            conv2d_nchwc.local[ramp(32, 1, 16)] = (conv2d_nchwc.local[ramp(32, 1, 16)] + (broadcast(pad[(((icb_2 + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 16)], 16) * weight[ramp((((icb_2 * 16) + (kh * 192)) + 128), 1, 16)]))
+            conv2d_nchwc.local[ramp(48, 1, 16)] = (conv2d_nchwc.local[ramp(48, 1, 16)] + (broadcast(pad[(((icb_2 + (kh * 24)) + (n.occ.fused.oh.fused * 24)) + 20)], 16) * weight[ramp((((icb_2 * 16) + (kh * 192)) + 128), 1, 16)]))
+          }
+        }
+        conv2d_nchwc[ramp((n.occ.fused.oh.fused * 64), 1, 16)] = conv2d_nchwc.local[ramp(0, 1, 16)]
+        conv2d_nchwc[ramp(((n.occ.fused.oh.fused * 64) + 16), 1, 16)] = conv2d_nchwc.local[ramp(16, 1, 16)]
+        conv2d_nchwc[ramp(((n.occ.fused.oh.fused * 64) + 32), 1, 16)] = conv2d_nchwc.local[ramp(32, 1, 16)]
+        conv2d_nchwc[ramp(((n.occ.fused.oh.fused * 64) + 48), 1, 16)] = conv2d_nchwc.local[ramp(48, 1, 16)]
+      }
+    }
+  }
+}
+)");
+}
+
+struct SpaceCount {
+  int64_t size = 0, valid = 0;
+};
+
+SpaceCount Count(const OpArgs& args) {
+  absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, Avx512());
+  EXPECT_TRUE(space.ok()) << space.status();
+  SpaceCount count{space->size(), 0};
+  for (int64_t i = 0; i < space->size(); ++i) {
+    absl::StatusOr<search::Config> c = space->Get(i);
+    EXPECT_TRUE(c.ok()) << c.status();
+    const bool valid = space->Validate(*c).ok();
+    count.valid += valid;
+    EXPECT_EQ(valid, c->split("tile_oh")[1] * c->split("tile_ow")[1] <= 32) << c->ToString();
+  }
+  return count;
+}
+
+// C6 (128 -> 128, 28x28, 3x3): tile_ic 8 x tile_oc 7 x tile_ow 6 x unroll_kw 2 x pad_at_tile 2
+// x tile_oh 6 x reorder_reduce 6 x oc_inner 2; 21 of the 36 (reg_h, reg_n) pairs keep the tile
+// within 32 positions. C1 (3 -> 64, 224 -> 112, 7x7 stride 2): 2 x 7 x 8 x 2 x 2 x 8 x 6 x 2,
+// 31 of 64 pairs.
+TEST(Conv2dNchwcSpaceTest, SpaceOfTable2C1AndC6) {
+  const SpaceCount c6 = Count(Conv(128, 28, 128, 3, 1, 1));
+  EXPECT_EQ(c6.size, 8 * 7 * 6 * 2 * 2 * 6 * 6 * 2);
+  EXPECT_EQ(c6.valid, 8 * 7 * 21 * 2 * 2 * 6 * 2);
+  const SpaceCount c1 = Count(Conv(3, 224, 64, 7, 2, 3));
+  EXPECT_EQ(c1.size, 2 * 7 * 8 * 2 * 2 * 8 * 6 * 2);
+  EXPECT_EQ(c1.valid, 2 * 7 * 31 * 2 * 2 * 6 * 2);
+}
+
+// Every valid point of a small strided layer schedules and lowers (instantiate never fails on a
+// point the filters let through).
+TEST(Conv2dNchwcSpaceTest, EveryPointOfASmallSpaceLowers) {
+  const OpArgs args = Conv(4, 7, 8, 3, 2, 1);
+  const TargetFacts facts = Avx512();
+  absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  int64_t lowered = 0;
+  for (int64_t i = 0; i < space->size(); ++i) {
+    absl::StatusOr<search::Config> c = space->Get(i);
+    ASSERT_TRUE(c.ok()) << c.status();
+    if (!space->Validate(*c).ok()) continue;
+    absl::StatusOr<OpProgram> p = Nchwc().instantiate(*c, args, facts);
+    ASSERT_TRUE(p.ok()) << c->ToString() << ": " << p.status();
+    absl::StatusOr<ir::PrimFunc> f = transforms::Lower(p->schedule, p->args, "op");
+    ASSERT_TRUE(f.ok()) << c->ToString() << ": " << f.status();
+    ++lowered;
+  }
+  // ic 4: 3 splits, oc 8: 4, ow 4: 3, unroll_kw 2, pad_at_tile 2, oh 4: 3 (every tile within 32
+  // positions), 6 orders, oc_inner 2.
+  EXPECT_EQ(lowered, 3 * 4 * 3 * 2 * 2 * 3 * 6 * 2);
+}
+
+// Every value of the new knobs together, the others random, on a padded layer whose output
+// height (15) has odd factors only.
+TEST(Conv2dNchwcSpaceTest, EveryNewKnobCombinationComputes) {
+  const OpArgs args = Conv(8, 15, 16, 3, 1, 1);
+  absl::StatusOr<TargetFacts> facts = DescribeTarget(Loose().target);
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, *facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  std::mt19937_64 rng(7);
+  int checked = 0;
+  for (int64_t oh = 0; oh < space->knob_size(5); ++oh) {
+    for (int64_t order = 0; order < space->knob_size(6); ++order) {
+      for (int64_t oc_inner = 0; oc_inner < 2; ++oc_inner) {
+        // The first random draw of the old knobs that makes a valid point with these.
+        for (int attempt = 0; attempt < 100; ++attempt) {
+          std::vector<int64_t> v;
+          for (int i = 0; i < 5; ++i)
+            v.push_back(static_cast<int64_t>(rng() % space->knob_size(i)));
+          v.insert(v.end(), {oh, order, oc_inner});
+          absl::StatusOr<search::Config> c = space->FromValueIndices(v);
+          ASSERT_TRUE(c.ok()) << c.status();
+          if (!space->Validate(*c).ok()) continue;
+          absl::Status s = testing::CheckConfig(Nchwc(), args, *c, Loose());
+          EXPECT_TRUE(s.ok()) << s;
+          ++checked;
+          break;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 4 * 6 * 2);
+}
+
+// Random points on awkward layers: stride 2 with a prime output height, asymmetric padding and a
+// rectangular kernel, dilation, a batch of 2.
+TEST(Conv2dNchwcSpaceTest, RandomConfigsOnAwkwardLayers) {
+  OpArgs asym = Conv(6, 12, 12, 3, 1, 0);
+  asym["w"] = 9;
+  asym["kw"] = 2;
+  asym["pad"] = {2, 0, 1, 1};
+  OpArgs dilated = Conv(8, 11, 8, 3, 1, 2);
+  dilated["dilation"] = {2, 2};
+  dilated["n"] = 2;
+  for (const OpArgs& args : {Conv(8, 13, 16, 3, 2, 1), asym, dilated}) {
+    absl::Status s = testing::CheckRandomConfigs(Nchwc(), args, 20, Loose());
+    EXPECT_TRUE(s.ok()) << s;
+  }
+}
+
+// conv2d_transpose_nchwc.x86 schedules its zero-inserted input with the same knobs.
+TEST(Conv2dNchwcSpaceTest, TransposeRandomConfigs) {
+  absl::StatusOr<const Template*> t = FindTemplate("conv2d_transpose_nchwc.x86");
+  ASSERT_TRUE(t.ok()) << t.status();
+  const OpArgs args = {{"n", 1},
+                       {"ic", 8},
+                       {"h", 5},
+                       {"w", 5},
+                       {"oc", 16},
+                       {"kh", 4},
+                       {"kw", 4},
+                       {"stride", {2, 2}},
+                       {"pad", {1, 1, 1, 1}},
+                       {"output_padding", {0, 0}}};
+  absl::Status s = testing::CheckRandomConfigs(**t, args, 20, Loose());
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST(Conv2dNchwcSpaceTest, RandomConfigsOfC6) {
+  absl::Status s = testing::CheckRandomConfigs(Nchwc(), Conv(128, 28, 128, 3, 1, 1), 8, Loose());
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+}  // namespace
+}  // namespace tessel::ops
