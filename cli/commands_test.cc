@@ -10,20 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/run_tessel_for_test.h"
+
 namespace tessel::cli {
 namespace {
-
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Outcome RunTessel(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCommandLine(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // The version dpkg reports now for an installed package: the independent reference for the table
 // the build recorded.
@@ -144,9 +134,9 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
     std::string err;
   };
   const Case cases[] = {
-      {{"bench"}, "tessel bench: 'bench' needs a benchmark name: gemm or ops\n"},
+      {{"bench"}, "tessel bench: 'bench' needs a benchmark name: gemm, ops or schedules\n"},
       {{"bench", "conv"},
-       "tessel bench: 'bench' needs a benchmark name: gemm or ops, not 'conv'\n"},
+       "tessel bench: 'bench' needs a benchmark name: gemm, ops or schedules, not 'conv'\n"},
       {{"bench", "ops", "--suite", "table3"},
        "tessel bench: --suite 'table3' is not a suite; known: table2\n"},
       {{"bench", "ops", "--layers", "C1,C13"},
@@ -171,7 +161,9 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
       {{"bench", "gemm", "--repeat", "2"},
        "tessel bench: --repeat must be between 5 and 1000, got 2\n"},
       {{"quickstart", "--fast", "1"},
-       "tessel quickstart: 'quickstart' does not take '--fast' (it takes --threads)\n"},
+       "tessel quickstart: 'quickstart' does not take '--fast' (it takes --out)\n"},
+      {{"bench", "schedules", "--fast", "1"},
+       "tessel bench: 'bench schedules' does not take '--fast' (it takes --threads)\n"},
   };
   for (const Case& c : cases) {
     Outcome o = RunTessel(c.args);

@@ -77,8 +77,8 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status Quickstart(std::span<const std::string> args, std::ostream& out) {
-  absl::StatusOr<Flags> flags = Flags::Parse("quickstart", args, {{"threads", "threads"}});
+absl::Status BenchSchedules(std::span<const std::string> args, std::ostream& out) {
+  absl::StatusOr<Flags> flags = Flags::Parse("bench schedules", args, {{"threads", "threads"}});
   if (!flags.ok()) return flags.status();
   absl::StatusOr<int64_t> threads =
       flags->Int("threads", std::max(1u, std::thread::hardware_concurrency()));

@@ -15,6 +15,6 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out);
 
 // `tessel quickstart`: GEMM with the default and the hand-written schedule, checked against
 // OpenBLAS, in a table with GFLOPS, the ratio to OpenBLAS and the fraction of the measured peak.
-absl::Status Quickstart(std::span<const std::string> args, std::ostream& out);
+absl::Status BenchSchedules(std::span<const std::string> args, std::ostream& out);
 
 }  // namespace tessel::cli

@@ -30,8 +30,10 @@ std::string RegistryListing() {
   absl::StrAppend(&listing, "cost models: ", absl::StrJoin(costmodels::CostModelNames(), ", "),
                   " (costmodels/README.md)\n");
   absl::StrAppend(&listing, "explorers: ", absl::StrJoin(search::ExplorerNames(), ", "), "\n");
-  absl::StrAppend(&listing, "workloads: table2 (the paper's Table 2: C1-C12, D1-D9); operator "
-                  "shapes of ", absl::StrJoin(workloads::NetworkNames(), ", "), "\n");
+  absl::StrAppend(&listing,
+                  "workloads: table2 (the paper's Table 2: C1-C12, D1-D9); operator "
+                  "shapes of ",
+                  absl::StrJoin(workloads::NetworkNames(), ", "), "\n");
   return listing;
 }
 

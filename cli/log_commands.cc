@@ -42,15 +42,14 @@ absl::Status Summary(const std::string& path, std::ostream& out) {
     ++s.trials;
     if (r.result.error != search::ErrorKind::kNone) {
       ++s.errors[search::ErrorKindName(r.result.error)];
-    } else if (s.best == nullptr ||
-               search::MeanCost(r.result) < search::MeanCost(s.best->result)) {
+    } else if (s.best == nullptr || search::MeanCost(r.result) < search::MeanCost(s.best->result)) {
       s.best = &r;
     }
   }
   out << path << ": " << records.size() << " records, " << tasks.size() << " tasks\n";
   for (const auto& [key, s] : tasks) {
-    out << "\n" << s.task.template_name << " " << s.task.args.dump() << " " << s.task.target
-        << "\n";
+    out << "\n"
+        << s.task.template_name << " " << s.task.args.dump() << " " << s.task.target << "\n";
     int failed = 0;
     std::string kinds;
     for (const auto& [kind, n] : s.errors) {
@@ -88,8 +87,7 @@ absl::Status Best(const std::string& path, std::ostream& out) {
 
 absl::Status LogCommand(std::span<const std::string> args, std::ostream& out) {
   if (args.size() != 2 || (args[0] != "best" && args[0] != "summary"))
-    return absl::InvalidArgumentError(
-        "usage: tessel log best LOG | tessel log summary LOG");
+    return absl::InvalidArgumentError("usage: tessel log best LOG | tessel log summary LOG");
   return args[0] == "best" ? Best(args[1], out) : Summary(args[1], out);
 }
 

@@ -12,13 +12,13 @@
 #include "cli/bench_target.h"
 #include "cli/flags.h"
 #include "cli/op_job.h"
-#include "search/records/apply_history_best.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/x86/conv2d_strategy.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
+#include "search/records/apply_history_best.h"
 #include "workloads/table2.h"
 
 namespace tessel::cli {
@@ -51,12 +51,11 @@ ops::Tolerance ToleranceFor(const std::string& template_name) {
   return {2e-3, 2e-3};
 }
 
-// history: tuned configs, looked up by the layer's task under task_target (the --target string
-// tuning used); null for the fallback configs.
+// history: tuned configs, looked up by the layer's task (tessel tune resolves its target as this
+// benchmark does); null for the fallback configs.
 absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetFacts& facts,
                                int threads, const runtime::TimerOptions& timer,
-                               const search::ApplyHistoryBest* history,
-                               const std::string& task_target) {
+                               const search::ApplyHistoryBest* history) {
   Row row;
   row.layer = layer.name;
   row.conv = layer.kind == workloads::LayerKind::kConv;
@@ -67,12 +66,12 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(row.template_name));
   std::optional<search::Config> tuned;
   if (history != nullptr) {
-    search::Task task{.template_name = row.template_name, .args = args, .target = task_target};
+    search::Task task{.template_name = row.template_name, .args = args, .target = facts.target};
     TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback, ops::InstantiateFallback(*t, args, facts));
     tuned = history->Query(task, fallback.space, fallback.config);
   }
-  TESSEL_ASSIGN_OR_RETURN(OpJob ours, OpJob::Create(*t, args, facts, /*seed=*/1,
-                                                    tuned ? &*tuned : nullptr));
+  TESSEL_ASSIGN_OR_RETURN(OpJob ours,
+                          OpJob::Create(*t, args, facts, /*seed=*/1, tuned ? &*tuned : nullptr));
 
   TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> got, ours.LogicalOutputs());
   TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> want,
@@ -85,9 +84,9 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
   TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<baselines::DnnlConv2d> dnnl,
                           baselines::DnnlConv2d::Create(args));
   TESSEL_RETURN_IF_ERROR(dnnl->SetInputs(ours.logical_inputs()[0], ours.logical_inputs()[1]));
-  TESSEL_ASSIGN_OR_RETURN(runtime::Interleaved timed,
-                          runtime::TimeInterleaved([&] { ours.Run(); }, [&] { dnnl->Run(); },
-                                                   timer));
+  TESSEL_ASSIGN_OR_RETURN(
+      runtime::Interleaved timed,
+      runtime::TimeInterleaved([&] { ours.Run(); }, [&] { dnnl->Run(); }, timer));
   row.ours_ms = runtime::Median(timed.a_seconds) * 1e3;
   row.dnnl_ms = runtime::Median(timed.b_seconds) * 1e3;
   row.ratio = timed.median_ratio;
@@ -97,26 +96,27 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
 }  // namespace
 
 absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
-  TESSEL_ASSIGN_OR_RETURN(
-      Flags flags, Flags::Parse("bench ops", args,
-                                {{"suite", "operator suite: table2"},
-                                 {"target", "llvm target (default llvm: this host's CPU)"},
-                                 {"threads", "threads for both sides"},
-                                 {"layers", "comma-separated layer names (default: all)"},
-                                 {"repeat", "timed repeats (>= 5)"},
-                                 {"log", "tuning log: the best config per layer instead of the "
+  TESSEL_ASSIGN_OR_RETURN(Flags flags,
+                          Flags::Parse("bench ops", args,
+                                       {{"suite", "operator suite: table2"},
+                                        {"target", "llvm target (default llvm: this host's CPU)"},
+                                        {"threads", "threads for both sides"},
+                                        {"layers", "comma-separated layer names (default: all)"},
+                                        {"repeat", "timed repeats (>= 5)"},
+                                        {"log",
+                                         "tuning log: the best config per layer instead of the "
                                          "fallback (tessel tune / experiment)"}}));
   const std::string suite = flags.String("suite", "table2");
   if (suite != "table2") {
     return absl::InvalidArgumentError(
         absl::StrCat("--suite '", suite, "' is not a suite; known: table2"));
   }
-  const std::string task_target = flags.String("target", "llvm");
-  TESSEL_ASSIGN_OR_RETURN(std::string target, HostBenchTarget(task_target));
+  TESSEL_ASSIGN_OR_RETURN(std::string target, HostBenchTarget(flags.String("target", "llvm")));
   std::optional<search::ApplyHistoryBest> history;
   const std::string log = flags.String("log", "");
   if (!log.empty()) {
-    TESSEL_ASSIGN_OR_RETURN(search::ApplyHistoryBest read, search::ApplyHistoryBest::FromLogs({log}));
+    TESSEL_ASSIGN_OR_RETURN(search::ApplyHistoryBest read,
+                            search::ApplyHistoryBest::FromLogs({log}));
     history.emplace(std::move(read));
   }
   TESSEL_ASSIGN_OR_RETURN(int64_t threads, flags.Int("threads", 1));
@@ -152,7 +152,7 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   bool all_correct = true;
   for (const workloads::Layer& layer : layers) {
     TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer,
-                                                history ? &*history : nullptr, task_target));
+                                                history ? &*history : nullptr));
     out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f  %s\n", row.layer, row.gflop,
                            row.template_name, row.ours_ms, row.dnnl_ms, row.ratio, row.correct);
     out.flush();

@@ -8,10 +8,11 @@
 #include <iostream>
 #include <map>
 
-#include "search/measure/torch_reference.h"
+#include "cli/bench_target.h"
 #include "cli/flags.h"
 #include "compiler/support/status_macros.h"
 #include "search/measure/measure.h"
+#include "search/measure/torch_reference.h"
 #include "search/tuner/progress_line.h"
 #include "search/tuner/tuner.h"
 #include "workloads/layer_task.h"
@@ -24,7 +25,8 @@ const std::map<std::string, std::string>& TuneFlags() {
       {"workload", "a Table 2 layer (C1-C12, D1-D9)"},
       {"template", "the template to tune (default for --workload: the x86 strategy's choice)"},
       {"args", "the operator's arguments as JSON (with --template; compiler/ops/OPERATORS.md)"},
-      {"target", "target string (default llvm)"},
+      {"target",
+       "an llvm target of this host (default llvm: -mcpu=native -fast-math-contract added)"},
       {"tuner", "xgb | treernn | random | ga | grid (default xgb)"},
       {"model", "a registered cost model (instead of --tuner; with --explorer, default sa)"},
       {"explorer", "a registered explorer (instead of --tuner; black-box ones without --model)"},
@@ -58,15 +60,20 @@ absl::Status SetTuner(const std::string& name, search::TunerOptions& options) {
 }
 
 absl::StatusOr<search::Task> ReadTask(const Flags& flags) {
-  const std::string target = flags.String("target", "llvm");
+  // Tuned as benchmarked: this host's CPU and fused multiply-adds (cli/bench_target.h), and the
+  // task's key records the full target.
+  TESSEL_ASSIGN_OR_RETURN(const std::string target,
+                          HostBenchTarget(flags.String("target", "llvm")));
   const std::string workload = flags.String("workload", "");
   const std::string template_name = flags.String("template", "");
   const std::string args = flags.String("args", "");
   if (!workload.empty()) {
-    if (!args.empty()) return absl::InvalidArgumentError("--args goes with --template, not --workload");
+    if (!args.empty())
+      return absl::InvalidArgumentError("--args goes with --template, not --workload");
     absl::StatusOr<search::Task> task = workloads::LayerTask(workload, target, template_name);
     if (!task.ok())
-      return absl::InvalidArgumentError(absl::StrCat("--workload ", workload, ": ", task.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--workload ", workload, ": ", task.status().message()));
     return task;
   }
   if (template_name.empty() || args.empty())
@@ -105,14 +112,17 @@ absl::Status TuneCommand(std::span<const std::string> args, std::ostream& out) {
   TESSEL_ASSIGN_OR_RETURN(int64_t min_repeat_ms, flags.Int("min-repeat-ms", 50));
   TESSEL_ASSIGN_OR_RETURN(int64_t timeout, flags.Int("timeout", 10));
   if (seed < 0) return absl::InvalidArgumentError(absl::StrCat("--seed must be >= 0, got ", seed));
-  if (threads < 1) return absl::InvalidArgumentError(absl::StrCat("--threads must be >= 1, got ", threads));
-  if (timeout < 1) return absl::InvalidArgumentError(absl::StrCat("--timeout must be >= 1, got ", timeout));
+  if (threads < 1)
+    return absl::InvalidArgumentError(absl::StrCat("--threads must be >= 1, got ", threads));
+  if (timeout < 1)
+    return absl::InvalidArgumentError(absl::StrCat("--timeout must be >= 1, got ", timeout));
   options.trials = static_cast<int>(trials);
   options.seed = static_cast<uint64_t>(seed);
   options.early_stopping = static_cast<int>(early);
   const std::string transfer = flags.String("transfer-from", "");
   if (!transfer.empty())
-    for (absl::string_view path : absl::StrSplit(transfer, ',')) options.transfer_from.emplace_back(path);
+    for (absl::string_view path : absl::StrSplit(transfer, ','))
+      options.transfer_from.emplace_back(path);
 
   search::MeasureOptions measure;
   measure.build.workers = 2;
@@ -126,14 +136,13 @@ absl::Status TuneCommand(std::span<const std::string> args, std::ostream& out) {
   options.batch_size = measure.build.workers;
   TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(measure));
 
-  search::ProgressLine progress(std::cerr, isatty(STDERR_FILENO),
-                                absl::StrCat(task.template_name, " ", options.cost_model,
-                                             options.cost_model.empty() ? "" : "+",
-                                             options.explorer));
-  TESSEL_ASSIGN_OR_RETURN(
-      search::TuneResult result,
-      search::Tune(task, options, measurer,
-                   [&](const search::TuneProgress& p) { progress.Update(p); }));
+  search::ProgressLine progress(
+      std::cerr, isatty(STDERR_FILENO),
+      absl::StrCat(task.template_name, " ", options.cost_model,
+                   options.cost_model.empty() ? "" : "+", options.explorer));
+  TESSEL_ASSIGN_OR_RETURN(search::TuneResult result,
+                          search::Tune(task, options, measurer,
+                                       [&](const search::TuneProgress& p) { progress.Update(p); }));
   progress.Finish();
   out << absl::StrFormat("task     %s\n", task.Key());
   out << absl::StrFormat("trials   %d (%d resumed from %s, %d failed); stopped: %s\n",

@@ -10,22 +10,11 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/run_tessel_for_test.h"
 #include "search/records/log.h"
 
 namespace tessel::cli {
 namespace {
-
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Outcome RunTessel(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCommandLine(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -48,9 +37,8 @@ TEST(TuneCommandTest, UserErrorsNameTheProblemAndWriteNothing) {
   ExpectUsageError({"tune", "--log", log}, "--workload");
   ExpectUsageError({"tune", "--template", "dense_pack.x86", "--args", "{m:1}", "--log", log},
                    "--args");
-  ExpectUsageError({"tune", "--template", "dense_pack.x86", "--args", R"({"m":4,"n":4})", "--log",
-                    log},
-                   "k");
+  ExpectUsageError(
+      {"tune", "--template", "dense_pack.x86", "--args", R"({"m":4,"n":4})", "--log", log}, "k");
   ExpectUsageError({"tune", "--workload", "C6", "--trials", "x", "--log", log}, "--trials");
   ExpectUsageError({"tune", "--workload", "C6", "--threads", "0", "--log", log}, "--threads");
   ExpectUsageError({"tune", "--workload", "C6", "--tuner", "xgb", "--model", "xgb", "--log", log},
@@ -83,7 +71,8 @@ TEST(LogCommandTest, SummaryAndBestReadALog) {
   Outcome summary = RunTessel({"log", "summary", log});
   ASSERT_EQ(summary.exit_code, kExitOk) << summary.err;
   EXPECT_NE(summary.out.find("3 records, 1 tasks"), std::string::npos) << summary.out;
-  EXPECT_NE(summary.out.find("trials 3, failed 1 (run_timeout 1)"), std::string::npos) << summary.out;
+  EXPECT_NE(summary.out.find("trials 3, failed 1 (run_timeout 1)"), std::string::npos)
+      << summary.out;
   EXPECT_NE(summary.out.find("best 0.0010 ms, 65.54 GFLOPS, config 1"), std::string::npos)
       << summary.out;
 

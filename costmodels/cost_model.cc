@@ -84,8 +84,8 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeCostModel(const std::string& name
                                                          const CostModelOptions& options) {
   auto it = Registry().find(name);
   if (it == Registry().end()) {
-    return absl::NotFoundError(absl::StrCat("no cost model named '", name, "'; known: ",
-                                            absl::StrJoin(CostModelNames(), ", ")));
+    return absl::NotFoundError(absl::StrCat("no cost model named '", name,
+                                            "'; known: ", absl::StrJoin(CostModelNames(), ", ")));
   }
   return it->second(options);
 }

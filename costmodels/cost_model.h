@@ -77,6 +77,6 @@ std::vector<std::string> CostModelNames();  // sorted
 #define TESSEL_COST_MODEL_CONCAT_INNER(a, b) a##b
 #define TESSEL_COST_MODEL_CONCAT(a, b) TESSEL_COST_MODEL_CONCAT_INNER(a, b)
 // TESSEL_REGISTER_COST_MODEL("xgb", MakeXgbModel);
-#define TESSEL_REGISTER_COST_MODEL(name, factory)                                         \
+#define TESSEL_REGISTER_COST_MODEL(name, factory)                                             \
   [[maybe_unused]] static const bool TESSEL_COST_MODEL_CONCAT(tessel_cost_model_, __LINE__) = \
       (::tessel::costmodels::RegisterCostModel(name, factory), true)

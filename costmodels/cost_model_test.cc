@@ -18,22 +18,22 @@ class ConstantModel : public CostModel {
  public:
   std::string name() const override { return "test_constant"; }
   absl::Status Fit(const std::vector<Sample>&) override { return absl::OkStatus(); }
-  absl::StatusOr<std::vector<double>> Predict(
-      const search::Task&, const std::vector<search::Config>& configs) override {
+  absl::StatusOr<std::vector<double>> Predict(const search::Task&,
+                                              const std::vector<search::Config>& configs) override {
     return std::vector<double>(configs.size(), 7.0);
   }
   absl::Status Save(const std::string&) const override { return absl::OkStatus(); }
   absl::Status Load(const std::string&) override { return absl::OkStatus(); }
 };
 
-TESSEL_REGISTER_COST_MODEL("test_constant", [](const CostModelOptions&)
-                                                -> absl::StatusOr<std::unique_ptr<CostModel>> {
-  return std::make_unique<ConstantModel>();
-});
-TESSEL_REGISTER_COST_MODEL("test_another", [](const CostModelOptions&)
-                                               -> absl::StatusOr<std::unique_ptr<CostModel>> {
-  return std::make_unique<ConstantModel>();
-});
+TESSEL_REGISTER_COST_MODEL(
+    "test_constant", [](const CostModelOptions&) -> absl::StatusOr<std::unique_ptr<CostModel>> {
+      return std::make_unique<ConstantModel>();
+    });
+TESSEL_REGISTER_COST_MODEL(
+    "test_another", [](const CostModelOptions&) -> absl::StatusOr<std::unique_ptr<CostModel>> {
+      return std::make_unique<ConstantModel>();
+    });
 
 TEST(CostModelRegistryTest, MakesARegisteredModel) {
   absl::StatusOr<std::unique_ptr<CostModel>> model = MakeCostModel("test_constant", {});
@@ -55,12 +55,12 @@ TEST(CostModelRegistryTest, UnknownNameListsTheKnownOnes) {
 }
 
 TEST(CostModelRegistryTest, RegisteringANameTwiceFailsACheck) {
-  EXPECT_DEATH(RegisterCostModel("test_constant",
-                                 [](const CostModelOptions&)
-                                     -> absl::StatusOr<std::unique_ptr<CostModel>> {
-                                   return std::make_unique<ConstantModel>();
-                                 }),
-               "registered twice");
+  EXPECT_DEATH(
+      RegisterCostModel("test_constant",
+                        [](const CostModelOptions&) -> absl::StatusOr<std::unique_ptr<CostModel>> {
+                          return std::make_unique<ConstantModel>();
+                        }),
+      "registered twice");
 }
 
 TEST(CostModelTest, DefaultFitTransferIsUnimplementedNamingTheModel) {

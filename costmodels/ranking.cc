@@ -12,16 +12,15 @@ namespace {
 std::vector<int> Order(const std::vector<double>& values) {
   std::vector<int> order(values.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return values[a] > values[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return values[a] > values[b]; });
   return order;
 }
 
 }  // namespace
 
 double RecallAtK(const std::vector<double>& scores, const std::vector<double>& labels, int k) {
-  TESSEL_CHECK(scores.size() == labels.size()) << scores.size() << " scores, " << labels.size()
-                                               << " labels";
+  TESSEL_CHECK(scores.size() == labels.size())
+      << scores.size() << " scores, " << labels.size() << " labels";
   const int n = static_cast<int>(scores.size());
   if (n == 0) return 1;
   k = std::clamp(k, 1, n);
@@ -35,8 +34,8 @@ double RecallAtK(const std::vector<double>& scores, const std::vector<double>& l
 
 double AverageRecall(const std::vector<double>& scores, const std::vector<double>& labels,
                      int k_max) {
-  TESSEL_CHECK(scores.size() == labels.size()) << scores.size() << " scores, " << labels.size()
-                                               << " labels";
+  TESSEL_CHECK(scores.size() == labels.size())
+      << scores.size() << " scores, " << labels.size() << " labels";
   const int n = static_cast<int>(scores.size());
   if (n == 0) return 1;
   const int k_end = std::clamp(k_max, 1, n);

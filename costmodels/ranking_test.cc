@@ -17,7 +17,7 @@ TEST(RankingTest, RecallCountsTheOverlapOfTopSets) {
   const std::vector<double> labels = {4, 3, 2, 1};  // true order 0 1 2 3
   const std::vector<double> scores = {1, 4, 3, 2};  // predicted order 1 2 3 0
   EXPECT_EQ(RecallAtK(scores, labels, 1), 0.0);
-  EXPECT_EQ(RecallAtK(scores, labels, 2), 0.5);   // {1, 2} vs {0, 1}
+  EXPECT_EQ(RecallAtK(scores, labels, 2), 0.5);  // {1, 2} vs {0, 1}
   EXPECT_EQ(RecallAtK(scores, labels, 3), 2.0 / 3);
   EXPECT_EQ(RecallAtK(scores, labels, 4), 1.0);
   EXPECT_EQ(RecallAtK(scores, labels, 100), 1.0);  // k clamped to n

@@ -90,6 +90,36 @@ void Verify(const PrimFunc& f, const char* after) {
                             << ir::ToString(f);
 }
 
+// The buffers of a function's tensor arguments: what ScheduleOps writes through, and the
+// function's parameters (data pointers) in argument order.
+struct Arguments {
+  schedule::TensorBuffers buffers;
+  std::vector<ir::Var> params;
+  std::vector<ir::Buffer> param_buffers;
+};
+
+absl::StatusOr<Arguments> DeclareArguments(const schedule::Schedule& schedule,
+                                           const std::vector<te::Tensor>& args,
+                                           const std::string& name) {
+  Arguments a;
+  for (const te::Tensor& t : args) {
+    if (a.buffers.count(t)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("lowering ", name, ": tensor ", t.name(), " is given twice"));
+    }
+    ir::Buffer b = ir::Buffer::Declare(t.name(), t.shape(), t.dtype());
+    a.buffers.emplace(t, b);
+    // cache_write replaces a stage's operation; the argument names the one the user declared.
+    auto stage = schedule->stage_of.find(t.op().get());
+    if (stage != schedule->stage_of.end() && !stage->second->op.same_as(t.op())) {
+      a.buffers.emplace(stage->second->op.output(t.value_index()), b);
+    }
+    a.params.push_back(b->data);
+    a.param_buffers.push_back(b);
+  }
+  return a;
+}
+
 }  // namespace
 
 absl::StatusOr<PrimFunc> Lower(const schedule::Schedule& schedule,
@@ -119,24 +149,11 @@ absl::StatusOr<PrimFunc> Lower(const schedule::Schedule& schedule,
     start = Clock::now();
   }
 
-  schedule::TensorBuffers buffers;
-  std::vector<ir::Var> params;
-  std::vector<ir::Buffer> param_buffers;
-  for (const te::Tensor& t : args) {
-    if (buffers.count(t)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("lowering ", name, ": tensor ", t.name(), " is given twice"));
-    }
-    ir::Buffer b = ir::Buffer::Declare(t.name(), t.shape(), t.dtype());
-    buffers.emplace(t, b);
-    // cache_write replaces a stage's operation; the argument names the one the user declared.
-    auto stage = schedule->stage_of.find(t.op().get());
-    if (stage != schedule->stage_of.end() && !stage->second->op.same_as(t.op())) {
-      buffers.emplace(stage->second->op.output(t.value_index()), b);
-    }
-    params.push_back(b->data);
-    param_buffers.push_back(b);
-  }
+  absl::StatusOr<Arguments> arguments = DeclareArguments(schedule, args, name);
+  if (!arguments.ok()) return arguments.status();
+  schedule::TensorBuffers& buffers = arguments->buffers;
+  std::vector<ir::Var>& params = arguments->params;
+  std::vector<ir::Buffer>& param_buffers = arguments->param_buffers;
   for (const ir::Var& v : ShapeVars(args)) params.push_back(v);
 
   absl::StatusOr<Stmt> nest = schedule::ScheduleOps(schedule, *bounds, buffers);
@@ -152,6 +169,18 @@ absl::StatusOr<PrimFunc> Lower(const schedule::Schedule& schedule,
     report(pass.name, func, changed);
   }
   return func;
+}
+
+absl::StatusOr<PrimFunc> LowerToLoopNest(const schedule::Schedule& schedule,
+                                         const std::vector<te::Tensor>& args,
+                                         const std::string& name) {
+  absl::StatusOr<schedule::BoundMap> bounds = schedule::InferBound(schedule);
+  if (!bounds.ok()) return bounds.status();
+  absl::StatusOr<Arguments> arguments = DeclareArguments(schedule, args, name);
+  if (!arguments.ok()) return arguments.status();
+  absl::StatusOr<Stmt> nest = schedule::ScheduleOps(schedule, *bounds, arguments->buffers);
+  if (!nest.ok()) return nest.status();
+  return PrimFunc(name, arguments->params, arguments->param_buffers, *nest);
 }
 
 }  // namespace tessel::transforms

@@ -20,21 +20,45 @@ namespace {
 
 ops::OpArgs Conv(int64_t ic, int64_t hw, int64_t oc, int64_t k, int64_t s, int64_t p,
                  int64_t groups = 1) {
-  return {{"n", 1},      {"ic", ic}, {"h", hw},         {"w", hw},
-          {"oc", oc},    {"kh", k},  {"kw", k},         {"stride", {s, s}},
-          {"pad", {p, p, p, p}}, {"dilation", {1, 1}}, {"groups", groups}};
+  return {{"n", 1},
+          {"ic", ic},
+          {"h", hw},
+          {"w", hw},
+          {"oc", oc},
+          {"kh", k},
+          {"kw", k},
+          {"stride", {s, s}},
+          {"pad", {p, p, p, p}},
+          {"dilation", {1, 1}},
+          {"groups", groups}};
 }
 
 ops::OpArgs ConvTranspose() {
-  return {{"n", 1},  {"ic", 16}, {"h", 5},  {"w", 5},         {"oc", 8},
-          {"kh", 4}, {"kw", 4},  {"stride", {2, 2}}, {"pad", {1, 1, 1, 1}},
+  return {{"n", 1},
+          {"ic", 16},
+          {"h", 5},
+          {"w", 5},
+          {"oc", 8},
+          {"kh", 4},
+          {"kw", 4},
+          {"stride", {2, 2}},
+          {"pad", {1, 1, 1, 1}},
           {"output_padding", {0, 0}}};
 }
 
 ops::OpArgs BitserialConv() {
-  return {{"n", 1},      {"ic", 32},         {"h", 8},       {"w", 8},
-          {"oc", 32},    {"kh", 3},          {"kw", 3},      {"stride", {1, 1}},
-          {"pad", {1, 1, 1, 1}}, {"activation_bits", 2}, {"weight_bits", 1}, {"unipolar", true}};
+  return {{"n", 1},
+          {"ic", 32},
+          {"h", 8},
+          {"w", 8},
+          {"oc", 32},
+          {"kh", 3},
+          {"kw", 3},
+          {"stride", {1, 1}},
+          {"pad", {1, 1, 1, 1}},
+          {"activation_bits", 2},
+          {"weight_bits", 1},
+          {"unipolar", true}};
 }
 
 // Small, valid arguments per template.
@@ -47,7 +71,11 @@ const std::map<std::string, ops::OpArgs>& ArgsTable() {
       {"conv2d_transpose_nchwc.x86", ConvTranspose()},
       {"bitserial_conv2d_nhwc.x86", BitserialConv()},
       {"bitserial_dense_pack.x86",
-       {{"m", 4}, {"n", 32}, {"k", 64}, {"activation_bits", 2}, {"weight_bits", 1},
+       {{"m", 4},
+        {"n", 32},
+        {"k", 64},
+        {"activation_bits", 2},
+        {"weight_bits", 1},
         {"unipolar", true}}},
       {"dense_pack.x86", {{"m", 8}, {"n", 48}, {"k", 40}, {"bias", true}}},
       {"matmul_tiled.x86", {{"m", 19}, {"n", 48}, {"k", 23}}},
@@ -67,11 +95,24 @@ const std::map<std::string, ops::OpArgs>& ArgsTable() {
       {"minimum.x86", {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {9}}}},
       {"batch_norm.x86", {{"n", 2}, {"c", 5}, {"h", 9}, {"w", 12}}},
       {"max_pool2d.x86",
-       {{"n", 1}, {"c", 5}, {"h", 11}, {"w", 9}, {"kh", 3}, {"kw", 2}, {"pad", {0, 1, 2, 0}},
+       {{"n", 1},
+        {"c", 5},
+        {"h", 11},
+        {"w", 9},
+        {"kh", 3},
+        {"kw", 2},
+        {"pad", {0, 1, 2, 0}},
         {"stride", {2, 1}}}},
       {"avg_pool2d.x86",
-       {{"n", 2}, {"c", 3}, {"h", 10}, {"w", 12}, {"kh", 4}, {"kw", 3}, {"pad", {1, 0, 0, 2}},
-        {"stride", {3, 2}}, {"count_include_pad", true}}},
+       {{"n", 2},
+        {"c", 3},
+        {"h", 10},
+        {"w", 12},
+        {"kh", 4},
+        {"kw", 3},
+        {"pad", {1, 0, 0, 2}},
+        {"stride", {3, 2}},
+        {"count_include_pad", true}}},
       {"global_avg_pool2d.x86", {{"n", 2}, {"c", 7}, {"h", 9}, {"w", 11}}},
       {"global_max_pool2d.x86", {{"n", 2}, {"c", 7}, {"h", 9}, {"w", 11}}},
       {"softmax.x86", {{"shape", {3, 5, 40}}, {"axis", 1}}},

@@ -24,7 +24,7 @@ inline constexpr int kCurveBuffers = 4;
 inline constexpr int kCurvePoints = 20;
 
 enum CurveGlobal : int {
-  kGlobalAdd,             // float adds of the whole program (Loop::ops)
+  kGlobalAdd,  // float adds of the whole program (Loop::ops)
   kGlobalMul,
   kGlobalDiv,
   kGlobalOther,

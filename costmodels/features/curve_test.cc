@@ -18,7 +18,8 @@ TEST(CurveTest, ElementwiseByHand) {
   // B[i] = A[i] * 2 over 64 elements, one loop: each access goes from 1 element (level 0) to 64
   // (level 1); log2 of the count is interpolated linearly, 6u at point u. Reuse is 1 throughout.
   te::Tensor a = te::placeholder({64}, ir::kFloat32, "A");
-  te::Tensor b = te::compute({64}, [&](ir::Var i) { return a(i) * 2.0f; }, "B");
+  te::Tensor b = te::compute(
+      {64}, [&](ir::Var i) { return a(i) * 2.0f; }, "B");
   absl::StatusOr<ProgramFeatures> f =
       ExtractProgramFeatures(schedule::create_schedule({b.op()}), {a, b});
   ASSERT_TRUE(f.ok()) << f.status();

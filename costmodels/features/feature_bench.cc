@@ -3,14 +3,14 @@
 //   feature_bench [--layer=C6] [--template=conv2d_nchwc.x86] [--configs=1000] [--print]
 //
 // For random configs of the template on a Table 2 layer: the time of each step for one config
-// (instantiate, AnalysisLower, the features), then FlatBatch of all configs (itervar features,
+// (instantiate, LowerToLoopNest, the features), then FlatBatch of all configs (itervar features,
 // fresh extractors, so nothing is cached) on 1 and 2 threads. --print shows the analysis-lowered
 // program and itervar rows of the first config.
 #include <absl/strings/numbers.h>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <random>
 #include <string>
@@ -18,7 +18,6 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ops/template.h"
 #include "compiler/transforms/pipeline.h"
-#include "costmodels/features/analysis_lower.h"
 #include "costmodels/features/feature_extractor.h"
 #include "costmodels/features/program_features.h"
 #include "search/task/task.h"
@@ -76,7 +75,7 @@ int Run(int argc, char** argv) {
     if (!p.ok()) return Fail(p.status());
     instantiate += Seconds(start);
     start = Clock::now();
-    absl::StatusOr<ir::PrimFunc> f = AnalysisLower(p->schedule, p->args, "f");
+    absl::StatusOr<ir::PrimFunc> f = transforms::LowerToLoopNest(p->schedule, p->args, "f");
     if (!f.ok()) return Fail(f.status());
     lower += Seconds(start);
     start = Clock::now();
@@ -96,10 +95,11 @@ int Run(int argc, char** argv) {
     }
   }
   const double ms = 1e3 / static_cast<double>(steps);
-  std::printf("%s on %s, per config: instantiate %.3f ms, AnalysisLower %.3f ms, features %.3f ms"
-              " (transforms::Lower would be %.3f ms)\n",
-              template_name.c_str(), layer_name.c_str(), instantiate * ms, lower * ms,
-              features * ms, full_lower * ms);
+  std::printf(
+      "%s on %s, per config: instantiate %.3f ms, LowerToLoopNest %.3f ms, features %.3f ms"
+      " (transforms::Lower would be %.3f ms)\n",
+      template_name.c_str(), layer_name.c_str(), instantiate * ms, lower * ms, features * ms,
+      full_lower * ms);
 
   for (int threads : {1, 2}) {
     std::unique_ptr<FeatureExtractor> extractor =
@@ -111,10 +111,11 @@ int Run(int argc, char** argv) {
     const double s = Seconds(start);
     // CPU time over wall time: how many cores the threads actually got.
     const double cores = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC / s;
-    std::printf("FlatBatch itervar of %zu configs on %d thread%s: %.3f s (%.3f ms per config,"
-                " %.2f cores busy)\n",
-                configs.size(), threads, threads == 1 ? "" : "s", s,
-                s * 1e3 / static_cast<double>(configs.size()), cores);
+    std::printf(
+        "FlatBatch itervar of %zu configs on %d thread%s: %.3f s (%.3f ms per config,"
+        " %.2f cores busy)\n",
+        configs.size(), threads, threads == 1 ? "" : "s", s,
+        s * 1e3 / static_cast<double>(configs.size()), cores);
   }
   return 0;
 }

@@ -22,8 +22,8 @@
 //             resampled to a fixed length, the same for every program, so models can be shared
 //             across templates and shapes.
 //
-// The program is the template's schedule for the config, lowered by AnalysisLower
-// (analysis_lower.h): every loop the schedule makes is still a loop, with its annotation
+// The program is the template's schedule for the config, lowered by
+// transforms::LowerToLoopNest: every loop the schedule makes is still a loop, with its annotation
 // (vectorized and unrolled loops are not expanded, loops of extent 1 are kept). So most configs of
 // a template have the same number of loops; those that do not (a knob that changes the loop
 // structure) give itervar vectors of other lengths, which models zero-pad to the longest they
@@ -42,7 +42,7 @@ struct LoopTree {
     std::vector<float> features;  // same length for every node of every program (kNodeWidth)
     std::vector<int> children;    // indices into nodes
   };
-  std::vector<Node> nodes;        // nodes[0] is the root; a child always has a larger index
+  std::vector<Node> nodes;  // nodes[0] is the root; a child always has a larger index
 };
 
 // The tree of itervar rows (one per loop, in program order) whose loop i is nested directly in
@@ -68,14 +68,14 @@ class FeatureExtractor {
 };
 
 // Features from the programs of registered templates: FindTemplate(task.template_name), its
-// instantiate(config, task.args, facts), AnalysisLower. The features of a config are cached per
+// instantiate(config, task.args, facts), LowerToLoopNest. The features of a config are cached per
 // (task key, config index) so a model scoring the same candidates again does not lower them again
 // (configs with index -1 are not cached); the cache keeps the most recent max_cached configs.
 // Thread-safe. An error names the template and the config (Config::ToString()).
 std::unique_ptr<FeatureExtractor> MakeProgramFeatureExtractor(FeatureKind kind,
-                                                             const ops::TargetFacts& facts,
-                                                             int threads = 1,
-                                                             size_t max_cached = 1 << 14);
+                                                              const ops::TargetFacts& facts,
+                                                              int threads = 1,
+                                                              size_t max_cached = 1 << 14);
 
 // The knob features of a config: its value indices as floats.
 std::vector<float> KnobFeatures(const search::Config& config);

@@ -70,8 +70,7 @@ TEST(FeatureExtractorTest, KnobFeaturesAreValueIndices) {
 
 TEST(FeatureExtractorTest, FlatIsTheTreeInProgramOrder) {
   const search::Task task = Matmul();
-  std::unique_ptr<FeatureExtractor> x =
-      MakeProgramFeatureExtractor(FeatureKind::kItervar, Facts());
+  std::unique_ptr<FeatureExtractor> x = MakeProgramFeatureExtractor(FeatureKind::kItervar, Facts());
   for (const search::Config& c : SomeConfigs(task, 4)) {
     absl::StatusOr<std::vector<float>> flat = x->Flat(task, c);
     absl::StatusOr<LoopTree> tree = x->Tree(task, c);

@@ -77,8 +77,8 @@ class IndexForms {
     IndexForm arg;           // kFloorDiv, kFloorMod
     std::vector<int> loops;  // every loop the atom depends on, sorted
   };
-  using AtomKey = std::tuple<int, int64_t, double, std::vector<std::pair<int, double>>,
-                             std::vector<int>>;
+  using AtomKey =
+      std::tuple<int, int64_t, double, std::vector<std::pair<int, double>>, std::vector<int>>;
 
   int Intern(Atom atom);
   IndexForm AtomForm(int atom) const;

@@ -22,8 +22,8 @@ int KindColumn(const Loop& loop) {
   static constexpr struct {
     const char* tag;
     int column;
-  } kTags[] = {{"blockIdx.x", kKindBlockIdxX},  {"blockIdx.y", kKindBlockIdxY},
-               {"blockIdx.z", kKindBlockIdxZ},  {"threadIdx.x", kKindThreadIdxX},
+  } kTags[] = {{"blockIdx.x", kKindBlockIdxX},   {"blockIdx.y", kKindBlockIdxY},
+               {"blockIdx.z", kKindBlockIdxZ},   {"threadIdx.x", kKindThreadIdxX},
                {"threadIdx.y", kKindThreadIdxY}, {"threadIdx.z", kKindThreadIdxZ}};
   for (const auto& t : kTags) {
     if (loop.thread_tag == t.tag) return t.column;

@@ -56,7 +56,9 @@ inline constexpr int kMaxBuffers = 5;
 inline constexpr int kNodeWidth = kBuffers + kMaxBuffers * kBufferWidth;
 
 // The column of value `column` (BufferColumn) of buffer slot `slot`.
-constexpr int BufferColumnOf(int slot, int column) { return kBuffers + slot * kBufferWidth + column; }
+constexpr int BufferColumnOf(int slot, int column) {
+  return kBuffers + slot * kBufferWidth + column;
+}
 
 // One row per loop, in program order (LoopNest::loops), each kNodeWidth long.
 std::vector<std::vector<float>> ItervarRows(const LoopNest& nest, const TouchTable& touches);

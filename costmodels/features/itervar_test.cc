@@ -11,7 +11,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
-#include "costmodels/features/analysis_lower.h"
+#include "compiler/transforms/pipeline.h"
 #include "costmodels/features/program_features.h"
 
 namespace tessel::costmodels {
@@ -26,7 +26,7 @@ struct Program {
 };
 
 Program Extract(const schedule::Schedule& s, const std::vector<te::Tensor>& args) {
-  absl::StatusOr<ir::PrimFunc> f = AnalysisLower(s, args, "test");
+  absl::StatusOr<ir::PrimFunc> f = transforms::LowerToLoopNest(s, args, "test");
   EXPECT_TRUE(f.ok()) << f.status();
   Program p;
   p.features = ExtractProgramFeatures(*f);
@@ -42,9 +42,9 @@ Program Matmul(int factor) {
   te::Tensor a = te::placeholder({16, 8}, ir::kFloat32, "A");
   te::Tensor b = te::placeholder({8, 32}, ir::kFloat32, "B");
   ir::IterVar k = te::reduce_axis({0, 8}, "k");
-  te::Tensor c = te::compute(
-      {16, 32}, [&](ir::Var i, ir::Var j) { return te::sum(a(i, k) * b(k, j), {k}); }, "C",
-      {"i", "j"});
+  te::Tensor c =
+      te::compute({16, 32}, [&](ir::Var i, ir::Var j) { return te::sum(a(i, k) * b(k, j), {k}); },
+                  "C", {"i", "j"});
   schedule::Schedule s = schedule::create_schedule({c.op()});
   schedule::Stage stage = s[c];
   const auto* op = c.op().as<te::ComputeOpNode>();
@@ -64,8 +64,7 @@ float Buf(const Program& p, int loop, int slot, int column) {
 TEST(ItervarTest, MatmulLoopsByHand) {
   const Program p = Matmul(8);
   // The reduction's init runs in its own copy of j.inner, ahead of k.
-  ASSERT_EQ(p.loops,
-            (std::vector<std::string>{"i", "j.outer", "j.inner.init", "k", "j.inner"}))
+  ASSERT_EQ(p.loops, (std::vector<std::string>{"i", "j.outer", "j.inner.init", "k", "j.inner"}))
       << p.ir;
   EXPECT_EQ(p.features.parents, (std::vector<int>{-1, 0, 1, 1, 3}));
   for (const std::vector<float>& row : p.features.itervar) ASSERT_EQ(row.size(), kNodeWidth);
@@ -162,9 +161,9 @@ TEST(ItervarTest, LocalBufferAtAnOuterLoop) {
   te::Tensor a = te::placeholder({16, 8}, ir::kFloat32, "A");
   te::Tensor b = te::placeholder({8, 32}, ir::kFloat32, "B");
   ir::IterVar k = te::reduce_axis({0, 8}, "k");
-  te::Tensor c = te::compute(
-      {16, 32}, [&](ir::Var i, ir::Var j) { return te::sum(a(i, k) * b(k, j), {k}); }, "C",
-      {"i", "j"});
+  te::Tensor c =
+      te::compute({16, 32}, [&](ir::Var i, ir::Var j) { return te::sum(a(i, k) * b(k, j), {k}); },
+                  "C", {"i", "j"});
   schedule::Schedule s = schedule::create_schedule({c.op()});
   absl::StatusOr<te::Tensor> local = s.cache_write(c, "local");
   ASSERT_TRUE(local.ok()) << local.status();
@@ -197,8 +196,8 @@ TEST(ItervarTest, LocalBufferAtAnOuterLoop) {
 // fused variable, and a fused loop walks the row-major layout with stride 1.
 TEST(ItervarTest, FusedLoopStrides) {
   te::Tensor a = te::placeholder({6, 10}, ir::kFloat32, "A");
-  te::Tensor b = te::compute(
-      {6, 10}, [&](ir::Var i, ir::Var j) { return a(i, j) + 1.0f; }, "B", {"i", "j"});
+  te::Tensor b =
+      te::compute({6, 10}, [&](ir::Var i, ir::Var j) { return a(i, j) + 1.0f; }, "B", {"i", "j"});
   schedule::Schedule s = schedule::create_schedule({b.op()});
   schedule::Stage stage = s[b];
   const auto* op = b.op().as<te::ComputeOpNode>();

@@ -8,7 +8,7 @@
 #include "compiler/ir/stmt.h"
 #include "costmodels/features/index_form.h"
 
-// What feature extraction reads from a lowered function (analysis_lower.h): its loops, the
+// What feature extraction reads from a function of transforms::LowerToLoopNest: its loops, the
 // buffer accesses inside them with their flat indices as linear forms (index_form.h), and the
 // floating-point arithmetic each loop runs.
 //
@@ -38,23 +38,23 @@ struct Loop {
 };
 
 struct Access {
-  int buffer;     // index into LoopNest::buffers
-  int loop;       // the innermost enclosing loop, -1 for none
+  int buffer;  // index into LoopNest::buffers
+  int loop;    // the innermost enclosing loop, -1 for none
   IndexForm index;
   bool write;
-  int lanes;      // elements one execution touches (a vector access touches its lanes)
+  int lanes;  // elements one execution touches (a vector access touches its lanes)
 };
 
 struct LoopNest {
-  std::vector<Loop> loops;            // in program order (pre-order: a loop before its body)
-  std::vector<int64_t> extents;       // loops[i].extent, as LoopSet wants them
-  std::vector<std::string> buffers;   // in order of first realize, allocate or access
+  std::vector<Loop> loops;           // in program order (pre-order: a loop before its body)
+  std::vector<int64_t> extents;      // loops[i].extent, as LoopSet wants them
+  std::vector<std::string> buffers;  // in order of first realize, allocate or access
   // Per buffer: the innermost loop enclosing its BufferRealize or Allocate, -1 for a parameter or
   // a buffer made outside every loop. Iterations of a parallel loop around it have their own
   // copies.
   std::vector<int> alloc_loops;
-  std::vector<Access> accesses;       // in program order
-  OpCounts ops{};                     // of the whole function
+  std::vector<Access> accesses;  // in program order
+  OpCounts ops{};                // of the whole function
   IndexForms forms;
 };
 

@@ -167,8 +167,7 @@ class ProgramExtractor : public FeatureExtractor {
     if (!t.ok()) return fail(t.status());
     absl::StatusOr<ops::OpProgram> program = (*t)->instantiate(config, task.args, facts_);
     if (!program.ok()) return fail(program.status());
-    absl::StatusOr<ProgramFeatures> f =
-        ExtractProgramFeatures(program->schedule, program->args);
+    absl::StatusOr<ProgramFeatures> f = ExtractProgramFeatures(program->schedule, program->args);
     if (!f.ok()) return fail(f.status());
     return f;
   }
@@ -186,8 +185,8 @@ class ProgramExtractor : public FeatureExtractor {
 }  // namespace
 
 std::unique_ptr<FeatureExtractor> MakeProgramFeatureExtractor(FeatureKind kind,
-                                                             const ops::TargetFacts& facts,
-                                                             int threads, size_t max_cached) {
+                                                              const ops::TargetFacts& facts,
+                                                              int threads, size_t max_cached) {
   return std::make_unique<ProgramExtractor>(kind, facts, threads, max_cached);
 }
 

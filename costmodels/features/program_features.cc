@@ -1,7 +1,7 @@
 #include "costmodels/features/program_features.h"
 
 #include "compiler/support/status_macros.h"
-#include "costmodels/features/analysis_lower.h"
+#include "compiler/transforms/pipeline.h"
 #include "costmodels/features/curve.h"
 #include "costmodels/features/itervar.h"
 #include "costmodels/features/loop_nest.h"
@@ -22,7 +22,8 @@ ProgramFeatures ExtractProgramFeatures(const ir::PrimFunc& func) {
 
 absl::StatusOr<ProgramFeatures> ExtractProgramFeatures(const schedule::Schedule& schedule,
                                                        const std::vector<te::Tensor>& args) {
-  TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func, AnalysisLower(schedule, args, "features"));
+  TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func,
+                          transforms::LowerToLoopNest(schedule, args, "features"));
   return ExtractProgramFeatures(func);
 }
 

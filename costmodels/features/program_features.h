@@ -16,10 +16,11 @@ struct ProgramFeatures {
   std::vector<float> curve;                 // kCurveWidth values
 };
 
-// Of a function as AnalysisLower returns it.
+// Of a function as LowerToLoopNest returns it.
 ProgramFeatures ExtractProgramFeatures(const ir::PrimFunc& func);
 
-// Of a schedule: AnalysisLower(schedule, args), then the above. Errors are lowering's.
+// Of a schedule: transforms::LowerToLoopNest(schedule, args), then the above. Errors are
+// lowering's.
 absl::StatusOr<ProgramFeatures> ExtractProgramFeatures(const schedule::Schedule& schedule,
                                                        const std::vector<te::Tensor>& args);
 

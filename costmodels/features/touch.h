@@ -42,9 +42,9 @@ struct TouchLevel {
 
 struct TouchTable {
   int num_buffers = 0;
-  std::vector<BufferTouch> by_loop;            // [loop * num_buffers + buffer]
-  std::vector<BufferTouch> program;            // [buffer]: the whole function
-  std::vector<std::vector<TouchLevel>> chains; // [access]
+  std::vector<BufferTouch> by_loop;             // [loop * num_buffers + buffer]
+  std::vector<BufferTouch> program;             // [buffer]: the whole function
+  std::vector<std::vector<TouchLevel>> chains;  // [access]
 
   const BufferTouch& at(int loop, int buffer) const { return by_loop[loop * num_buffers + buffer]; }
 };

@@ -20,8 +20,8 @@ class RandomModel : public CostModel {
   std::string name() const override { return kName; }
   absl::Status Fit(const std::vector<Sample>&) override { return absl::OkStatus(); }
 
-  absl::StatusOr<std::vector<double>> Predict(
-      const search::Task&, const std::vector<search::Config>& configs) override {
+  absl::StatusOr<std::vector<double>> Predict(const search::Task&,
+                                              const std::vector<search::Config>& configs) override {
     std::vector<double> scores(configs.size());
     // The top 53 bits as a fraction: <random>'s distributions differ between standard libraries.
     for (double& s : scores) s = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
@@ -46,12 +46,13 @@ class RandomModel : public CostModel {
     text << in.rdbuf();
     const nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
     if (!json.is_object() || !json.contains("model") || json["model"] != kName ||
-        !json.contains("version") || json["version"] != kFormatVersion ||
-        !json.contains("seed") || !json["seed"].is_number_unsigned() ||
-        !json.contains("draws") || !json["draws"].is_number_unsigned()) {
+        !json.contains("version") || json["version"] != kFormatVersion || !json.contains("seed") ||
+        !json["seed"].is_number_unsigned() || !json.contains("draws") ||
+        !json["draws"].is_number_unsigned()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          path, ": not a random cost model (expected {\"model\": \"random\", \"version\": 1, "
-                "\"seed\": N, \"draws\": N})"));
+          path,
+          ": not a random cost model (expected {\"model\": \"random\", \"version\": 1, "
+          "\"seed\": N, \"draws\": N})"));
     }
     seed_ = json["seed"].get<uint64_t>();
     draws_ = json["draws"].get<uint64_t>();
@@ -72,9 +73,9 @@ std::unique_ptr<CostModel> MakeRandomModel(const CostModelOptions& options) {
   return std::make_unique<RandomModel>(options.seed);
 }
 
-TESSEL_REGISTER_COST_MODEL(kName, [](const CostModelOptions& options)
-                                      -> absl::StatusOr<std::unique_ptr<CostModel>> {
-  return MakeRandomModel(options);
-});
+TESSEL_REGISTER_COST_MODEL(
+    kName, [](const CostModelOptions& options) -> absl::StatusOr<std::unique_ptr<CostModel>> {
+      return MakeRandomModel(options);
+    });
 
 }  // namespace tessel::costmodels

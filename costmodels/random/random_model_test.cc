@@ -61,8 +61,7 @@ TEST_F(RandomModelTest, ScoresLookUniform) {
 TEST_F(RandomModelTest, FitChangesNothing) {
   std::unique_ptr<CostModel> fitted = Model(6), plain = Model(6);
   std::mt19937_64 rng(1);
-  ASSERT_TRUE(
-      fitted->Fit(testing::RandomSamples(task_, space_, 20, {1, 2}, 100, rng)).ok());
+  ASSERT_TRUE(fitted->Fit(testing::RandomSamples(task_, space_, 20, {1, 2}, 100, rng)).ok());
   EXPECT_EQ(Predict(*fitted), Predict(*plain));
   absl::Status transfer = fitted->FitTransfer({});
   EXPECT_EQ(transfer.code(), absl::StatusCode::kUnimplemented);

@@ -30,8 +30,8 @@ inline search::ConfigSpace SyntheticSpace(int knobs = 3, int values = 10) {
 // scale / (1 + q(d)) with d the distance of the value indices from `optimum` and q a positive
 // definite quadratic form with a coupling of knobs 0 and 1: largest (scale) exactly at the
 // optimum, and not separable, so a model has to learn an interaction.
-inline double SyntheticThroughput(const search::Config& config,
-                                  const std::vector<int64_t>& optimum, double scale = 100) {
+inline double SyntheticThroughput(const search::Config& config, const std::vector<int64_t>& optimum,
+                                  double scale = 100) {
   const std::vector<int64_t>& v = config.value_indices();
   double q = 0;
   for (size_t i = 0; i < v.size(); ++i) {

@@ -13,7 +13,7 @@ struct TreeRnnParams {
   int epochs = 50;
   int min_steps = 400;
   int max_steps = 1500;
-  int predict_batch = 2048;     // trees evaluated at once by Predict (bounds memory)
+  int predict_batch = 2048;  // trees evaluated at once by Predict (bounds memory)
 };
 
 }  // namespace tessel::costmodels::treernn

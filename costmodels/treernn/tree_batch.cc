@@ -23,8 +23,8 @@ absl::StatusOr<std::vector<int>> Heights(const LoopTree& tree, int width, size_t
     const LoopTree::Node& node = tree.nodes[i];
     if (static_cast<int>(node.features.size()) != width) {
       return absl::InvalidArgumentError(absl::StrCat("loop tree ", which, " node ", i, " has ",
-                                                     node.features.size(),
-                                                     " features, expected ", width));
+                                                     node.features.size(), " features, expected ",
+                                                     width));
     }
     for (int c : node.children) {
       if (c <= i || c >= n) {
@@ -36,8 +36,8 @@ absl::StatusOr<std::vector<int>> Heights(const LoopTree& tree, int width, size_t
   }
   for (int i = 1; i < n; ++i) {
     if (parents[i] != 1) {
-      return absl::InvalidArgumentError(absl::StrCat("loop tree ", which, " node ", i, " has ",
-                                                     parents[i], " parents"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("loop tree ", which, " node ", i, " has ", parents[i], " parents"));
     }
   }
   std::vector<int> height(n, 0);

@@ -21,7 +21,7 @@ struct EdgeGroup {
 };
 
 struct PackedForest {
-  int width = 0;      // features per node
+  int width = 0;  // features per node
   int num_trees = 0;
   // Nodes ordered by height, then by tree, then by index in the tree: level h holds the packed
   // nodes [level_offsets[h], level_offsets[h + 1]).

@@ -223,8 +223,8 @@ absl::Status TreeGru::Train(const std::vector<const LoopTree*>& trees,
       torch::optim::AdamOptions(params.learning_rate).weight_decay(params.weight_decay));
   const int64_t n = static_cast<int64_t>(trees.size());
   const int64_t per_epoch = (n + params.batch_trees - 1) / params.batch_trees;
-  const int64_t steps = std::clamp<int64_t>(params.epochs * per_epoch, params.min_steps,
-                                            params.max_steps);
+  const int64_t steps =
+      std::clamp<int64_t>(params.epochs * per_epoch, params.min_steps, params.max_steps);
   std::mt19937_64 rng(seed ^ 0x74726565726e6eULL);
   std::vector<std::vector<int>> batches;
   size_t next = 0;
@@ -245,9 +245,8 @@ absl::Status TreeGru::Train(const std::vector<const LoopTree*>& trees,
     }
     absl::StatusOr<PackedForest> forest = PackForest(batch_trees, width());
     if (!forest.ok()) return forest.status();
-    const torch::Tensor y = torch::from_blob(batch_labels.data(),
-                                             {static_cast<int64_t>(batch_labels.size())},
-                                             torch::kFloat);
+    const torch::Tensor y = torch::from_blob(
+        batch_labels.data(), {static_cast<int64_t>(batch_labels.size())}, torch::kFloat);
     const torch::Tensor better = (y.unsqueeze(1) > y.unsqueeze(0)).to(torch::kFloat);
     const float pairs = better.sum().item<float>();
     if (pairs == 0) continue;
@@ -262,8 +261,7 @@ absl::Status TreeGru::Train(const std::vector<const LoopTree*>& trees,
 }
 
 absl::StatusOr<std::vector<double>> TreeGru::Score(const std::vector<const LoopTree*>& trees,
-                                                   const TreeRnnParams& params,
-                                                   int threads) const {
+                                                   const TreeRnnParams& params, int threads) const {
   ThreadsScope threads_scope(threads);
   torch::InferenceMode inference;
   Net& net = *impl_->net;
@@ -349,9 +347,8 @@ absl::StatusOr<LoadedTreeGrus> LoadTreeGrus(const std::string& path) {
           absl::StrCat("treernn model ", path, ": not a treernn model file"));
     }
     if (format.toInt() != kFormatVersion) {
-      return absl::InvalidArgumentError(absl::StrCat("treernn model ", path, ": format ",
-                                                     format.toInt(), ", expected ",
-                                                     kFormatVersion));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "treernn model ", path, ": format ", format.toInt(), ", expected ", kFormatVersion));
     }
     loaded.fitted = TreeGruLoader::Read(root, "fitted");
     loaded.prior = TreeGruLoader::Read(root, "prior");

@@ -51,9 +51,9 @@ absl::StatusOr<int> TreeWidth(const LoopTree& tree, const search::Task& task,
   const size_t width = tree.nodes[0].features.size();
   for (const LoopTree::Node& node : tree.nodes) {
     if (node.features.size() != width) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "treernn: task ", task.Key(), " config ", config.ToString(), ": loop-tree rows of ",
-          width, " and ", node.features.size(), " features"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("treernn: task ", task.Key(), " config ", config.ToString(),
+                       ": loop-tree rows of ", width, " and ", node.features.size(), " features"));
     }
   }
   return static_cast<int>(width);
@@ -96,8 +96,8 @@ class TreeRnnModel : public CostModel {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<double>> Predict(
-      const search::Task& task, const std::vector<search::Config>& configs) override {
+  absl::StatusOr<std::vector<double>> Predict(const search::Task& task,
+                                              const std::vector<search::Config>& configs) override {
     const TreeGru* net = fitted_ != nullptr ? fitted_.get() : prior_.get();
     if (net == nullptr || configs.empty()) return std::vector<double>(configs.size(), 0.0);
     TESSEL_ASSIGN_OR_RETURN(std::vector<std::optional<LoopTree>> trees, Trees(task, configs));
@@ -194,9 +194,9 @@ class TreeRnnModel : public CostModel {
         TESSEL_ASSIGN_OR_RETURN(int width, TreeWidth(*trees[k], task, configs[k]));
         if (set.width == 0) set.width = width;
         if (width != set.width) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("treernn: task ", task.Key(), " gives loop-tree rows of ", width,
-                           " features, earlier samples ", set.width));
+          return absl::InvalidArgumentError(absl::StrCat("treernn: task ", task.Key(),
+                                                         " gives loop-tree rows of ", width,
+                                                         " features, earlier samples ", set.width));
         }
         const double throughput = samples[members[g][k]].throughput;
         set.trees.push_back(*std::move(trees[k]));
@@ -215,8 +215,7 @@ class TreeRnnModel : public CostModel {
 
 absl::Status CheckParams(const CostModelOptions& options, const TreeRnnParams& p) {
   auto bad = [](const std::string& field, auto value) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("treernn: bad parameter ", field, " = ", value));
+    return absl::InvalidArgumentError(absl::StrCat("treernn: bad parameter ", field, " = ", value));
   };
   if (options.features == nullptr) {
     return absl::InvalidArgumentError("treernn: options.features is null (needs loop trees)");

@@ -27,8 +27,8 @@ TEST(TreeRnnProgramTest, TrainsAndScoresRealLoopTrees) {
   facts.target = "llvm";
   facts.vector_bits = 512;
   facts.cores = 2;
-  const search::Task task{"conv2d_nchwc.x86",
-                          workloads::Conv2dArgs(*workloads::FindLayer("C6")), "llvm"};
+  const search::Task task{"conv2d_nchwc.x86", workloads::Conv2dArgs(*workloads::FindLayer("C6")),
+                          "llvm"};
   absl::StatusOr<search::ConfigSpace> space = search::Space(task, facts);
   ASSERT_TRUE(space.ok()) << space.status();
 

@@ -313,8 +313,7 @@ TEST(TreeRnnTest, ConfigsWithoutProgramsRankLast) {
 TEST(TreeRnnTest, BadOptionsNameTheField) {
   absl::StatusOr<std::unique_ptr<CostModel>> model = MakeTreeRnnModel(CostModelOptions{});
   ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.status().message().find("options.features"), std::string::npos)
-      << model.status();
+  EXPECT_NE(model.status().message().find("options.features"), std::string::npos) << model.status();
 
   CostModelOptions options;
   options.features = std::make_shared<FakeFeatureExtractor>();

@@ -14,9 +14,9 @@ absl::Status Check(int rc, const char* call) {
   return absl::InternalError(absl::StrCat("xgboost ", call, ": ", XGBGetLastError()));
 }
 
-#define XGB_RETURN_IF_ERROR(call) \
-  do {                                                              \
-    if (absl::Status s = Check((call), #call); !s.ok()) return s;  \
+#define XGB_RETURN_IF_ERROR(call)                                 \
+  do {                                                            \
+    if (absl::Status s = Check((call), #call); !s.ok()) return s; \
   } while (0)
 
 }  // namespace
@@ -55,8 +55,7 @@ absl::Status DMatrix::SetGroups(const std::vector<unsigned>& sizes) {
 }
 
 absl::Status DMatrix::SetBaseMargin(const std::vector<float>& margin) {
-  XGB_RETURN_IF_ERROR(
-      XGDMatrixSetFloatInfo(handle_, "base_margin", margin.data(), margin.size()));
+  XGB_RETURN_IF_ERROR(XGDMatrixSetFloatInfo(handle_, "base_margin", margin.data(), margin.size()));
   return absl::OkStatus();
 }
 

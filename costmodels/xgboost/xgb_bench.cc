@@ -74,9 +74,10 @@ int Main(int argc, char** argv) {
   absl::StatusOr<std::vector<double>> scores = (*model)->Predict(task, candidates);
   TESSEL_CHECK(scores.ok()) << scores.status();
   const double predict = Seconds(start);
-  std::printf("xgb, %d thread(s), rows of %d floats: fit on %zu samples %.3f s, predict %zu "
-              "candidates %.3f s\n",
-              options.threads, kWidth, samples.size(), fit, candidates.size(), predict);
+  std::printf(
+      "xgb, %d thread(s), rows of %d floats: fit on %zu samples %.3f s, predict %zu "
+      "candidates %.3f s\n",
+      options.threads, kWidth, samples.size(), fit, candidates.size(), predict);
   return 0;
 }
 

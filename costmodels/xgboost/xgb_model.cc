@@ -32,8 +32,7 @@ struct Trained {
 
 absl::StatusOr<xgb::DMatrix> MakeMatrix(const std::vector<std::vector<float>>& rows,
                                         int64_t width) {
-  return xgb::DMatrix::Create(xgb::ToMatrix(rows, width), static_cast<int64_t>(rows.size()),
-                              width);
+  return xgb::DMatrix::Create(xgb::ToMatrix(rows, width), static_cast<int64_t>(rows.size()), width);
 }
 
 class XgbModel : public CostModel {
@@ -44,8 +43,8 @@ class XgbModel : public CostModel {
   std::string name() const override { return kName; }
   absl::Status Fit(const std::vector<Sample>& samples) override;
   absl::Status FitTransfer(const std::vector<Sample>& samples) override;
-  absl::StatusOr<std::vector<double>> Predict(
-      const search::Task& task, const std::vector<search::Config>& configs) override;
+  absl::StatusOr<std::vector<double>> Predict(const search::Task& task,
+                                              const std::vector<search::Config>& configs) override;
   absl::Status Save(const std::string& path) const override;
   absl::Status Load(const std::string& path) override;
 
@@ -141,8 +140,8 @@ absl::StatusOr<std::optional<Trained>> XgbModel::Train(
 }
 
 absl::Status XgbModel::Fit(const std::vector<Sample>& samples) {
-  TESSEL_ASSIGN_OR_RETURN(xgb::TrainingSet set, xgb::CollectTrainingSet(*options_.features,
-                                                                        samples));
+  TESSEL_ASSIGN_OR_RETURN(xgb::TrainingSet set,
+                          xgb::CollectTrainingSet(*options_.features, samples));
   const int64_t n = static_cast<int64_t>(samples.size());
   // At least one column: XGBoost needs one even when every row is empty.
   const int64_t width = std::max({width_, xgb::LongestRow(set.rows), int64_t{1}});
@@ -155,10 +154,9 @@ absl::Status XgbModel::Fit(const std::vector<Sample>& samples) {
 }
 
 absl::Status XgbModel::FitTransfer(const std::vector<Sample>& samples) {
-  TESSEL_ASSIGN_OR_RETURN(xgb::TrainingSet set, xgb::CollectTrainingSet(*options_.features,
-                                                                        samples));
-  TESSEL_ASSIGN_OR_RETURN(prior_,
-                          Train(set, std::max(xgb::LongestRow(set.rows), int64_t{1}), {}));
+  TESSEL_ASSIGN_OR_RETURN(xgb::TrainingSet set,
+                          xgb::CollectTrainingSet(*options_.features, samples));
+  TESSEL_ASSIGN_OR_RETURN(prior_, Train(set, std::max(xgb::LongestRow(set.rows), int64_t{1}), {}));
   return absl::OkStatus();
 }
 
@@ -190,9 +188,12 @@ absl::StatusOr<std::vector<double>> XgbModel::Predict(const search::Task& task,
 }
 
 absl::Status XgbModel::Save(const std::string& path) const {
-  nlohmann::json json = {{"model", kName},   {"version", kFormatVersion},
-                         {"width", width_},  {"samples", samples_},
-                         {"booster", nullptr}, {"prior", nullptr},
+  nlohmann::json json = {{"model", kName},
+                         {"version", kFormatVersion},
+                         {"width", width_},
+                         {"samples", samples_},
+                         {"booster", nullptr},
+                         {"prior", nullptr},
                          {"prior_width", prior_ ? prior_->width : 0}};
   if (model_) {
     TESSEL_ASSIGN_OR_RETURN(std::string text, model_->booster.Serialize());
@@ -229,8 +230,7 @@ absl::Status XgbModel::Load(const std::string& path) {
       return bad(absl::StrCat("\"", key, "\" is not a count"));
     }
   }
-  auto booster = [&](const char* key,
-                     int64_t width) -> absl::StatusOr<std::optional<Trained>> {
+  auto booster = [&](const char* key, int64_t width) -> absl::StatusOr<std::optional<Trained>> {
     if (!json.contains(key) || json[key].is_null()) return std::nullopt;
     if (!json[key].is_string()) return bad(absl::StrCat("\"", key, "\" is not a string"));
     absl::StatusOr<xgb::Booster> b =
@@ -264,8 +264,7 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeXgbModel(const CostModelOptions& 
   return std::make_unique<XgbModel>(options, params);
 }
 
-TESSEL_REGISTER_COST_MODEL(kName, [](const CostModelOptions& options) {
-  return MakeXgbModel(options);
-});
+TESSEL_REGISTER_COST_MODEL(kName,
+                           [](const CostModelOptions& options) { return MakeXgbModel(options); });
 
 }  // namespace tessel::costmodels

@@ -20,9 +20,9 @@
 namespace tessel::costmodels {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::AllConfigs;
 using testing::FakeFeatureExtractor;
+using ::testing::HasSubstr;
 using testing::RandomSamples;
 using testing::SyntheticSpace;
 using testing::SyntheticTask;

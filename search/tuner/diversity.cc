@@ -28,7 +28,8 @@ std::vector<Config> DiversePick(const std::vector<Config>& candidates,
       if (taken[i]) continue;
       const std::vector<int64_t>& values = candidates[i].value_indices();
       int fresh = 0;
-      for (size_t knob = 0; knob < values.size(); ++knob) fresh += !covered.count({knob, values[knob]});
+      for (size_t knob = 0; knob < values.size(); ++knob)
+        fresh += !covered.count({knob, values[knob]});
       double gain = (scores[i] - low) / range + weight * fresh;
       if (best == candidates.size() || gain > best_gain) {
         best = i;

@@ -9,8 +9,11 @@ namespace tessel::search {
 
 ProgressLine::ProgressLine(std::ostream& out, bool terminal, std::string label,
                            double baseline_gflops, std::string baseline_name)
-    : out_(out), terminal_(terminal), label_(std::move(label)),
-      baseline_name_(std::move(baseline_name)), baseline_gflops_(baseline_gflops) {}
+    : out_(out),
+      terminal_(terminal),
+      label_(std::move(label)),
+      baseline_name_(std::move(baseline_name)),
+      baseline_gflops_(baseline_gflops) {}
 
 std::string FormatDuration(double seconds) {
   long s = std::lround(std::max(0.0, seconds));
@@ -21,8 +24,7 @@ std::string FormatDuration(double seconds) {
 void ProgressLine::Update(const TuneProgress& p) {
   if (first_trials_ < 0) first_trials_ = p.trials - static_cast<int>(p.batch.size());
   ++updates_;
-  double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   int done = p.trials - first_trials_;
   std::string eta = done > 0 ? FormatDuration(elapsed / done * (p.budget - p.trials)) : "?";
   std::string line = absl::StrFormat("%s: trials %d/%d, best %.1f GFLOPS", label_, p.trials,

@@ -13,8 +13,8 @@
 #include <string>
 #include <thread>
 
-#include "search/measure/torch_reference.h"
 #include "search/measure/measure.h"
+#include "search/measure/torch_reference.h"
 #include "search/records/log.h"
 #include "search/tuner/tuner.h"
 
@@ -47,8 +47,8 @@ MeasureOptions Options(const std::string& work_dir) {
 }
 
 TunerOptions Tuning(const std::string& log) {
-  TunerOptions options{.cost_model = "xgb", .explorer = "sa", .features = "knob",
-                       .trials = kBudget, .plan_size = 8};
+  TunerOptions options{
+      .cost_model = "xgb", .explorer = "sa", .features = "knob", .trials = kBudget, .plan_size = 8};
   options.log_path = log;
   options.batch_size = kBatch;
   return options;

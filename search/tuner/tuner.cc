@@ -31,25 +31,31 @@ double Gflops(double flops, const MeasureResult& result) {
 }
 
 absl::Status CheckOptions(const TunerOptions& o) {
-  if (o.trials < 0) return absl::InvalidArgumentError(absl::StrCat("tuner: trials must be >= 0, got ", o.trials));
+  if (o.trials < 0)
+    return absl::InvalidArgumentError(absl::StrCat("tuner: trials must be >= 0, got ", o.trials));
   if (o.plan_size < 1)
-    return absl::InvalidArgumentError(absl::StrCat("tuner: plan_size must be >= 1, got ", o.plan_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tuner: plan_size must be >= 1, got ", o.plan_size));
   if (o.early_stopping < 0)
     return absl::InvalidArgumentError(
         absl::StrCat("tuner: early_stopping must be >= 0, got ", o.early_stopping));
   if (!(o.epsilon >= 0 && o.epsilon <= 1))
-    return absl::InvalidArgumentError(absl::StrCat("tuner: epsilon must be in [0, 1], got ", o.epsilon));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tuner: epsilon must be in [0, 1], got ", o.epsilon));
   if (o.diversity_factor < 1)
     return absl::InvalidArgumentError(
         absl::StrCat("tuner: diversity_factor must be >= 1, got ", o.diversity_factor));
   if (o.batch_size < 1)
-    return absl::InvalidArgumentError(absl::StrCat("tuner: batch_size must be >= 1, got ", o.batch_size));
-  if (o.threads < 1) return absl::InvalidArgumentError(absl::StrCat("tuner: threads must be >= 1, got ", o.threads));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tuner: batch_size must be >= 1, got ", o.batch_size));
+  if (o.threads < 1)
+    return absl::InvalidArgumentError(absl::StrCat("tuner: threads must be >= 1, got ", o.threads));
   return absl::OkStatus();
 }
 
 // The records of `key` in the log at path (none when the file does not exist yet).
-absl::StatusOr<std::vector<Record>> ResumedRecords(const std::string& path, const std::string& key) {
+absl::StatusOr<std::vector<Record>> ResumedRecords(const std::string& path,
+                                                   const std::string& key) {
   std::vector<Record> mine;
   if (path.empty() || !std::filesystem::exists(path)) return mine;
   TESSEL_ASSIGN_OR_RETURN(std::vector<Record> all, ReadLog(path));
@@ -75,10 +81,14 @@ absl::StatusOr<std::vector<costmodels::Sample>> TransferSamples(const TunerOptio
 // The state of one Tune call.
 class TuningRun {
  public:
-  TuningRun(const Task& task, const TunerOptions& options, const MeasureFn& measure, ConfigSpace space,
-            double flops)
-      : task_(task), options_(options), measure_(measure), space_(std::move(space)),
-        flops_(flops), rng_(options.seed ^ 0x5eed7u) {}
+  TuningRun(const Task& task, const TunerOptions& options, const MeasureFn& measure,
+            ConfigSpace space, double flops)
+      : task_(task),
+        options_(options),
+        measure_(measure),
+        space_(std::move(space)),
+        flops_(flops),
+        rng_(options.seed ^ 0x5eed7u) {}
 
   absl::Status Setup(const ops::TargetFacts& facts);
   absl::StatusOr<TuneResult> Run(const std::function<void(const TuneProgress&)>& on_batch);
@@ -129,15 +139,15 @@ absl::Status TuningRun::Setup(const ops::TargetFacts& facts) {
       TESSEL_ASSIGN_OR_RETURN(std::vector<costmodels::Sample> prior,
                               TransferSamples(options_, task_, facts));
       if (prior.empty())
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tuner: the transfer logs hold no record of another task of template ",
-            task_.template_name));
+        return absl::InvalidArgumentError(
+            absl::StrCat("tuner: the transfer logs hold no record of another task of template ",
+                         task_.template_name));
       TESSEL_RETURN_IF_ERROR(model_->FitTransfer(prior));
       model_trained_ = true;
     }
   } else if (explorer_->model_guided()) {
-    return absl::InvalidArgumentError(absl::StrCat("tuner: explorer '", options_.explorer,
-                                                   "' needs a cost model (e.g. xgb)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tuner: explorer '", options_.explorer, "' needs a cost model (e.g. xgb)"));
   }
 
   TESSEL_ASSIGN_OR_RETURN(std::vector<Record> resumed,
@@ -215,7 +225,8 @@ absl::Status TuningRun::RefillPlan() {
   // Epsilon-greedy: the tail of the plan is replaced by random points.
   int random_count = static_cast<int>(std::lround(options_.epsilon * n));
   if (random_count > 0) {
-    size_t keep = proposed.size() > static_cast<size_t>(random_count) ? proposed.size() - random_count : 0;
+    size_t keep =
+        proposed.size() > static_cast<size_t>(random_count) ? proposed.size() - random_count : 0;
     proposed.resize(keep);
     for (Config& c : RandomUnvisited(random_count, proposed)) proposed.push_back(std::move(c));
   }
@@ -244,7 +255,8 @@ absl::StatusOr<std::vector<Config>> TuningRun::NextBatch(int size) {
   return batch;
 }
 
-absl::StatusOr<TuneResult> TuningRun::Run(const std::function<void(const TuneProgress&)>& on_batch) {
+absl::StatusOr<TuneResult> TuningRun::Run(
+    const std::function<void(const TuneProgress&)>& on_batch) {
   const int batch_size = options_.batch_size;
   result_.stop_reason = "budget";
   while (result_.trials < options_.trials) {
@@ -265,7 +277,9 @@ absl::StatusOr<TuneResult> TuningRun::Run(const std::function<void(const TunePro
     std::vector<Record> records;
     std::vector<double> fitness;
     for (size_t i = 0; i < batch.size(); ++i) {
-      Record record{.task = task_, .config = batch[i].ToJson(), .config_index = batch[i].index(),
+      Record record{.task = task_,
+                    .config = batch[i].ToJson(),
+                    .config_index = batch[i].index(),
                     .result = std::move(measured[i])};
       Absorb(record, batch[i]);
       fitness.push_back(samples_.back().throughput);
@@ -281,7 +295,9 @@ absl::StatusOr<TuneResult> TuningRun::Run(const std::function<void(const TunePro
     }
     if (on_batch) {
       TuneProgress progress{
-          .trials = result_.trials, .budget = options_.trials, .resumed = result_.resumed,
+          .trials = result_.trials,
+          .budget = options_.trials,
+          .resumed = result_.resumed,
           .best_gflops = result_.best_gflops,
           .last_batch_seconds =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
@@ -300,7 +316,8 @@ absl::StatusOr<TuneResult> Tune(const Task& task, const TunerOptions& options,
   TESSEL_RETURN_IF_ERROR(CheckOptions(options));
   TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(task.target));
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
-  TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback, ops::InstantiateFallback(*t, task.args, facts));
+  TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback,
+                          ops::InstantiateFallback(*t, task.args, facts));
   TuningRun run(task, options, measure, fallback.space, fallback.program.flops);
   TESSEL_RETURN_IF_ERROR(run.Setup(facts));
   return run.Run(on_batch);

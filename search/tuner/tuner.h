@@ -15,56 +15,57 @@
 
 // The tuning loop of one task (PAPER.md §2 "Loop" and "Model-based tuner").
 //
-// Each round takes a batch (batch_size configs, one per builder) from the plan, measures it, appends it
-// to the log, and tells the explorer. With a cost model, the plan is the explorer's plan_size best
-// unvisited configs under the model's scores, epsilon of them replaced by random ones, and the
-// model is refit whenever plan_size more results have arrived. Without one (black-box explorers),
-// the explorer proposes each batch itself. Tuning stops at `trials` measured configs, after
-// `early_stopping` trials without a better one, or when the space has no unvisited valid point.
+// Each round takes a batch (batch_size configs, one per builder) from the plan, measures it,
+// appends it to the log, and tells the explorer. With a cost model, the plan is the explorer's
+// plan_size best unvisited configs under the model's scores, epsilon of them replaced by random
+// ones, and the model is refit whenever plan_size more results have arrived. Without one (black-box
+// explorers), the explorer proposes each batch itself. Tuning stops at `trials` measured configs,
+// after `early_stopping` trials without a better one, or when the space has no unvisited valid
+// point.
 namespace tessel::search {
 
 struct TunerOptions {
   // A registered cost model ("xgb", "treernn", "random"), or "" for a black-box explorer.
   std::string cost_model = "xgb";
-  std::string explorer = "sa";                    // a registered explorer
+  std::string explorer = "sa";  // a registered explorer
   nlohmann::json explorer_params = nlohmann::json::object();
-  std::string features = "itervar";               // itervar | knob | curve (cost models only)
-  int trials = 1000;                              // measured configs, this run's and the log's
-  int early_stopping = 0;                         // 0: never
+  std::string features = "itervar";  // itervar | knob | curve (cost models only)
+  int trials = 1000;                 // measured configs, this run's and the log's
+  int early_stopping = 0;            // 0: never
   int plan_size = 64;
-  double epsilon = 0.05;                          // share of each plan drawn at random
+  double epsilon = 0.05;  // share of each plan drawn at random
   // Diversity-aware selection: pick the plan from diversity_factor x plan_size top candidates,
   // greedily maximising score plus knob diversity (submodular).
   bool diversity = false;
   int diversity_factor = 4;
-  uint64_t seed = 0;                              // same seed, same trials
+  uint64_t seed = 0;  // same seed, same trials
   // The log to append to. Records already in it for this task count toward `trials`, are never
   // measured again and train the model before the first plan (resume). Empty: no log.
   std::string log_path = "";
   // Logs of other tasks of the same template: the cost model's prior (transfer learning).
   std::vector<std::string> transfer_from = {};
-  int threads = 1;                                // model training and feature threads
+  int threads = 1;  // model training and feature threads
   // Configs per round; set it to the measurer's BuildOptions::workers so every builder has work.
   int batch_size = 2;
 };
 
 // What the progress callback sees after each batch.
 struct TuneProgress {
-  int trials = 0;              // measured so far, resumed records included
-  int budget = 0;              // TunerOptions::trials
-  int resumed = 0;             // records taken from the log
-  double best_gflops = 0;      // best so far (0 before the first success)
+  int trials = 0;          // measured so far, resumed records included
+  int budget = 0;          // TunerOptions::trials
+  int resumed = 0;         // records taken from the log
+  double best_gflops = 0;  // best so far (0 before the first success)
   double last_batch_seconds = 0;
-  std::vector<Record> batch;   // the batch just measured
+  std::vector<Record> batch;  // the batch just measured
 };
 
 struct TuneResult {
-  int trials = 0;              // measured configs, resumed ones included
+  int trials = 0;  // measured configs, resumed ones included
   int resumed = 0;
   int errors = 0;              // failed measurements among all trials
   std::optional<Record> best;  // the fastest successful record
   double best_gflops = 0;
-  std::string stop_reason;     // "budget", "early stopping", "space exhausted"
+  std::string stop_reason;  // "budget", "early stopping", "space exhausted"
 };
 
 // Measures a batch of configs of a task: one result per config, in order (Measurer::Measure).

@@ -135,8 +135,12 @@ TEST(TunerTest, ModelGuidedSearchFindsTheOptimumFasterThanRandom) {
   int xgb_found = 0, random_found = 0;
   for (uint64_t seed : {0, 1, 2}) {
     SyntheticMeasure guided{.optimum = optimum.value_indices()};
-    TunerOptions options{.cost_model = "xgb", .explorer = "sa", .features = "knob",
-                         .trials = 96, .plan_size = 32, .seed = seed};
+    TunerOptions options{.cost_model = "xgb",
+                         .explorer = "sa",
+                         .features = "knob",
+                         .trials = 96,
+                         .plan_size = 32,
+                         .seed = seed};
     absl::StatusOr<TuneResult> r = Tune(task, options, guided.Fn());
     ASSERT_TRUE(r.ok()) << r.status();
     xgb_found += r->best->config_index == optimum.index();
@@ -187,21 +191,26 @@ TEST(TunerTest, GridStopsWhenTheSpaceIsUsedUp) {
 TEST(TunerTest, BadOptionsNameTheProblem) {
   Task task = DenseTask();
   SyntheticMeasure m;
-  auto message = [&](const TunerOptions& o) { return std::string(Tune(task, o, m.Fn()).status().message()); };
+  auto message = [&](const TunerOptions& o) {
+    return std::string(Tune(task, o, m.Fn()).status().message());
+  };
   EXPECT_NE(message(BlackBox("simulated", 5)).find("simulated"), std::string::npos);
   EXPECT_NE(message(BlackBox("sa", 5)).find("needs a cost model"), std::string::npos);
   TunerOptions ga_with_model{.cost_model = "xgb", .explorer = "ga", .trials = 5};
   EXPECT_NE(message(ga_with_model).find("black-box"), std::string::npos);
   TunerOptions no_model{.cost_model = "gbm", .explorer = "sa", .trials = 5};
   EXPECT_NE(message(no_model).find("gbm"), std::string::npos);
-  TunerOptions bad_features{.cost_model = "xgb", .explorer = "sa", .features = "pixels", .trials = 5};
+  TunerOptions bad_features{
+      .cost_model = "xgb", .explorer = "sa", .features = "pixels", .trials = 5};
   EXPECT_NE(message(bad_features).find("pixels"), std::string::npos);
   TunerOptions negative = BlackBox("random", -1);
   EXPECT_NE(message(negative).find("trials"), std::string::npos);
   TunerOptions no_dir = BlackBox("random", 5);
   no_dir.log_path = "/nonexistent-dir/log.jsonl";
   EXPECT_NE(message(no_dir).find("/nonexistent-dir/log.jsonl"), std::string::npos);
-  TunerOptions transfer{.cost_model = "xgb", .explorer = "sa", .trials = 5,
+  TunerOptions transfer{.cost_model = "xgb",
+                        .explorer = "sa",
+                        .trials = 5,
                         .transfer_from = {"/nonexistent-dir/old.jsonl"}};
   EXPECT_NE(message(transfer).find("/nonexistent-dir/old.jsonl"), std::string::npos);
   EXPECT_TRUE(m.measured.empty());

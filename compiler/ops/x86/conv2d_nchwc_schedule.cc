@@ -43,12 +43,12 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
 
 void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a) {
   space.define_split("tile_ic", a.ic, {.policy = search::SplitPolicy::kFactors, .num_outputs = 2});
-  space.define_split("tile_oc", a.oc,
-                     {.policy = search::SplitPolicy::kFactors, .num_outputs = 2,
-                      .max_innermost = 64});
-  space.define_split("tile_ow", a.ow(),
-                     {.policy = search::SplitPolicy::kFactors, .num_outputs = 2,
-                      .max_innermost = 32});
+  space.define_split(
+      "tile_oc", a.oc,
+      {.policy = search::SplitPolicy::kFactors, .num_outputs = 2, .max_innermost = 64});
+  space.define_split(
+      "tile_ow", a.ow(),
+      {.policy = search::SplitPolicy::kFactors, .num_outputs = 2, .max_innermost = 32});
   space.define_knob("unroll_kw", {0, 1});
   space.define_knob("pad_at_tile", {0, 1});
   space.define_split("tile_oh", a.oh(),

@@ -16,8 +16,9 @@ absl::StatusOr<nn::Conv2dAttrs> ReadAttrs(const OpArgs& args) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(kName, args));
   if (a.groups != 1) {
     return ArgReader(kName, args)
-        .Error("'groups' must be 1 (grouped convolutions: conv2d_nchw.x86, depthwise: "
-               "depthwise_conv2d_nchwc.x86)");
+        .Error(
+            "'groups' must be 1 (grouped convolutions: conv2d_nchw.x86, depthwise: "
+            "depthwise_conv2d_nchwc.x86)");
   }
   return a;
 }
@@ -59,9 +60,9 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
 }
 
 Template Make() {
-  return Template{kName, "conv2d",
-                  "conv2d in NCHW[x]c: register tile of output rows x width x channel block",
-                  Space, Fallback, Instantiate};
+  return Template{
+      kName, "conv2d", "conv2d in NCHW[x]c: register tile of output rows x width x channel block",
+      Space, Fallback, Instantiate};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

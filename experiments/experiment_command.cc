@@ -1,0 +1,70 @@
+#include "experiments/experiment_command.h"
+
+#include <absl/strings/str_cat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/flags.h"
+#include "compiler/support/status_macros.h"
+#include "experiments/config.h"
+#include "experiments/registered_names.h"
+#include "experiments/runfiles.h"
+#include "experiments/runner.h"
+
+namespace tessel::experiments {
+namespace {
+
+struct ConfigFile {
+  std::string path;   // where to read it
+  std::string shown;  // how messages and the report name it
+};
+
+// The config file `given` names: the file itself, or else a shipped config by its name
+// ("quickstart" or "quickstart.yaml": experiments/configs/ in the runfiles).
+ConfigFile FindConfig(const std::string& given) {
+  if (std::filesystem::exists(given) || given.find('/') != std::string::npos) return {given, given};
+  std::string name = given;
+  if (name.ends_with(".yaml")) name.resize(name.size() - 5);
+  const std::string shipped = absl::StrCat("experiments/configs/", name, ".yaml");
+  absl::StatusOr<std::string> path = FindRunfile(shipped);
+  if (!path.ok()) return {given, given};
+  return {*path, shipped};
+}
+
+}  // namespace
+
+absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& out) {
+  if (args.empty() || args.front().starts_with("--")) {
+    return absl::InvalidArgumentError(
+        "'experiment' needs a config: tessel experiment CONFIG.yaml [--out DIR] (see "
+        "experiments/README.md; examples in experiments/configs/)");
+  }
+  const ConfigFile file = FindConfig(args.front());
+  TESSEL_ASSIGN_OR_RETURN(
+      cli::Flags flags,
+      cli::Flags::Parse("experiment", args.subspan(1),
+                        {{"out", "the output directory (default results/<name>)"}}));
+  TESSEL_ASSIGN_OR_RETURN(ExperimentConfig config,
+                          LoadExperimentConfig(file.path, RegisteredNames()));
+  if (file.path != file.shown) {
+    // A shipped config is reported by its place in the source tree, not in the runfiles.
+    config.source_path = file.shown;
+  }
+  RunnerOptions options;
+  options.out_dir = flags.String("out", "");
+  options.progress = &std::cerr;
+  options.progress_in_place = isatty(STDERR_FILENO) != 0;
+  TESSEL_ASSIGN_OR_RETURN(ExperimentOutcome outcome, RunExperiment(config, options));
+  for (const std::string& warning : outcome.warnings) {
+    std::cerr << "tessel experiment: warning: " << warning << "\n";
+  }
+  out << "\n" << outcome.table;
+  out << absl::StrCat("\n", outcome.runs, " runs (", outcome.tuned, " tuned now, ",
+                      outcome.runs - outcome.tuned, " finished before); results in ",
+                      outcome.out_dir, "/summary.md\n");
+  return absl::OkStatus();
+}
+
+}  // namespace tessel::experiments

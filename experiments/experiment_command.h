@@ -1,0 +1,18 @@
+#pragma once
+
+#include <absl/status/status.h>
+
+#include <ostream>
+#include <span>
+#include <string>
+
+// `tessel experiment CONFIG.yaml [--out DIR]`: runs the experiment the config describes
+// (experiments/README.md) and writes its results to DIR (default results/<name>/). CONFIG may also
+// name a shipped config (`quickstart`, `fig12_costmodels`, `tuned_table2`). The live
+// progress line goes to stderr (rewritten in place on a terminal); the summary table and where
+// the results are go to `out`. Rerunning the same command resumes.
+namespace tessel::experiments {
+
+absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& out);
+
+}  // namespace tessel::experiments

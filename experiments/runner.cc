@@ -1,0 +1,404 @@
+#include "experiments/runner.h"
+
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_format.h>
+#include <absl/time/clock.h>
+#include <absl/time/time.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "cli/bench_target.h"
+#include "cli/build_info.h"
+#include "compiler/ops/template.h"
+#include "compiler/runtime/thread_pool.h"
+#include "compiler/support/status_macros.h"
+#include "experiments/atomic_file.h"
+#include "experiments/onednn_baseline.h"
+#include "experiments/plot.h"
+#include "experiments/report.h"
+#include "search/explorers/explorer.h"
+#include "search/measure/measure.h"
+#include "search/measure/torch_reference.h"
+#include "search/records/log.h"
+#include "search/tuner/progress_line.h"
+#include "search/tuner/tuner.h"
+#include "workloads/layer_task.h"
+
+namespace tessel::experiments {
+namespace {
+
+absl::Status ConfigError(const ExperimentConfig& config, int line, const std::string& key,
+                         const std::string& problem) {
+  const std::string where = config.source_path.empty() ? "<config>" : config.source_path;
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, line > 0 ? absl::StrCat(":", line) : "", ": ", key, ": ", problem));
+}
+
+struct Workload {
+  const WorkloadSpec* spec = nullptr;
+  search::Task task;
+  const ops::Template* t = nullptr;
+  double flops = 0;
+  std::optional<BaselineTime> baseline;
+};
+
+// The task of each workload, checked against its template on this target.
+absl::StatusOr<std::vector<Workload>> ResolveWorkloads(const ExperimentConfig& config,
+                                                       const std::string& target,
+                                                       const ops::TargetFacts& facts) {
+  std::vector<Workload> resolved;
+  for (size_t i = 0; i < config.workloads.size(); ++i) {
+    const WorkloadSpec& spec = config.workloads[i];
+    const std::string key = absl::StrCat("workloads[", i, "]");
+    Workload w;
+    w.spec = &spec;
+    const std::string template_name =
+        spec.template_name.empty() ? config.template_name : spec.template_name;
+    absl::Status checked;
+    if (spec.table2) {
+      absl::StatusOr<search::Task> task = workloads::LayerTask(spec.name, target, template_name);
+      checked = task.status();
+      if (task.ok()) w.task = *std::move(task);
+    } else {
+      w.task = search::Task{template_name, spec.args, target};
+      checked = search::Space(w.task, facts).status();
+    }
+    if (!checked.ok()) return ConfigError(config, spec.line, key, std::string(checked.message()));
+    TESSEL_ASSIGN_OR_RETURN(w.t, ops::FindTemplate(w.task.template_name));
+    absl::StatusOr<ops::Instantiated> fallback = ops::InstantiateFallback(*w.t, w.task.args, facts);
+    if (!fallback.ok()) {
+      return ConfigError(config, spec.line, key,
+                         absl::StrCat("the fallback config of ", w.t->name,
+                                      " does not instantiate: ", fallback.status().message()));
+    }
+    w.flops = fallback->program.flops;
+    const bool onednn = std::find(config.baselines.begin(), config.baselines.end(), "onednn") !=
+                        config.baselines.end();
+    if (onednn && w.t->op != "conv2d") {
+      return ConfigError(config, spec.line, key,
+                         absl::StrCat("baseline onednn times conv2d only; '", spec.name,
+                                      "' is tuned with ", w.t->name, " (operator ", w.t->op, ")"));
+    }
+    resolved.push_back(std::move(w));
+  }
+  return resolved;
+}
+
+// Each strategy's explorer takes its parameters and fits its cost model (or lack of one), checked
+// before anything is measured.
+absl::Status CheckStrategies(const ExperimentConfig& config, const Workload& first,
+                             const ops::TargetFacts& facts) {
+  TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, search::Space(first.task, facts));
+  for (size_t i = 0; i < config.strategies.size(); ++i) {
+    const StrategySpec& s = config.strategies[i];
+    const std::string key = absl::StrCat("strategies[", i, "]");
+    absl::StatusOr<std::unique_ptr<search::Explorer>> explorer =
+        search::MakeExplorer(s.explorer, space, {.seed = 0, .params = s.explorer_params});
+    if (!explorer.ok()) {
+      return ConfigError(config, s.line, absl::StrCat(key, ".explorer_params"),
+                         std::string(explorer.status().message()));
+    }
+    if ((*explorer)->model_guided() && s.cost_model.empty()) {
+      return ConfigError(
+          config, s.line, absl::StrCat(key, ".cost_model"),
+          absl::StrCat("missing: explorer '", s.explorer, "' is guided by a cost model"));
+    }
+    if (!(*explorer)->model_guided() && !s.cost_model.empty()) {
+      return ConfigError(config, s.line, absl::StrCat(key, ".cost_model"),
+                         absl::StrCat("explorer '", s.explorer,
+                                      "' is black-box and takes no cost model (use sa)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return nlohmann::json();
+  nlohmann::json json = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  return json.is_discarded() ? nlohmann::json() : json;
+}
+
+// oneDNN's time for every workload, reused from baseline.json when it was measured for the same
+// arguments, threads, target and machine.
+absl::Status MeasureBaselines(const ExperimentConfig& config, const std::string& out_dir,
+                              std::vector<Workload>& workloads, std::ostream& note,
+                              std::vector<std::string>& files) {
+  if (std::find(config.baselines.begin(), config.baselines.end(), "onednn") ==
+      config.baselines.end()) {
+    return absl::OkStatus();
+  }
+  const std::string path = absl::StrCat(out_dir, "/baseline.json");
+  TESSEL_ASSIGN_OR_RETURN(nlohmann::json recorded, ReadJsonFile(path));
+  for (Workload& w : workloads) {
+    const nlohmann::json key = BaselineKey(w.task.args, config.threads, w.task.target);
+    w.baseline = FindRecordedBaseline(recorded, w.spec->name, key);
+    if (w.baseline) {
+      note << absl::StrFormat("oneDNN %s: %.4f ms (%s, measured %s, from baseline.json)\n",
+                              w.spec->name, w.baseline->seconds * 1e3, w.baseline->implementation,
+                              w.baseline->measured_at);
+      continue;
+    }
+    absl::StatusOr<BaselineTime> time =
+        MeasureOnednnConv2d(w.task.args, config.threads, config.measure.repeat);
+    if (!time.ok()) {
+      return absl::Status(time.status().code(), absl::StrCat("oneDNN baseline of ", w.spec->name,
+                                                             ": ", time.status().message()));
+    }
+    w.baseline = *time;
+    note << absl::StrFormat("oneDNN %s: %.4f ms = %.1f GFLOPS (%s, median of %d repeats)\n",
+                            w.spec->name, time->seconds * 1e3, w.flops / time->seconds * 1e-9,
+                            time->implementation, time->repeats.size());
+    recorded = RecordBaseline(std::move(recorded), w.spec->name, key, *time);
+  }
+  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(path, recorded.dump(2) + "\n"));
+  files.push_back("baseline.json");
+  return absl::OkStatus();
+}
+
+// The trials of `key` in a log, in measuring order, at most `limit`; none when there is no log.
+absl::StatusOr<std::vector<Trial>> LoadTrials(const std::string& log, const std::string& key,
+                                              int limit) {
+  absl::StatusOr<std::vector<search::Record>> records = search::ReadLog(log);
+  if (absl::IsNotFound(records.status())) return std::vector<Trial>();
+  if (!records.ok()) return records.status();
+  std::vector<Trial> trials;
+  for (const search::Record& r : *records) {
+    if (static_cast<int>(trials.size()) >= limit) break;
+    if (r.task.Key() != key) continue;
+    trials.push_back(
+        {r.config_index, search::ErrorKindName(r.result.error), search::MeanCost(r.result)});
+  }
+  return trials;
+}
+
+// A run that stopped before its budget (early stopping, space exhausted) says so in a marker
+// beside its log, so that a rerun skips it instead of tuning on.
+nlohmann::json DoneMarker(const ExperimentConfig& config, const search::TuneResult& result) {
+  return {{"trials_budget", config.trials},
+          {"early_stopping", config.early_stopping},
+          {"trials", result.trials},
+          {"stop_reason", result.stop_reason}};
+}
+
+bool MarkedDone(const std::string& path, const ExperimentConfig& config) {
+  absl::StatusOr<nlohmann::json> marker = ReadJsonFile(path);
+  return marker.ok() && marker->is_object() &&
+         marker->value("trials_budget", -1) == config.trials &&
+         marker->value("early_stopping", -1) == config.early_stopping;
+}
+
+search::MeasureOptions MeasureOptionsFor(const ExperimentConfig& config, const Workload& w,
+                                         const std::string& worker_path) {
+  const MeasureSpec& m = config.measure;
+  search::MeasureOptions options;
+  options.build.workers = m.build_workers;
+  options.build.timeout_seconds = m.timeout_seconds;
+  options.run.number = m.number;
+  options.run.repeat = m.repeat;
+  options.run.min_repeat_ms = m.min_repeat_ms;
+  options.run.flush_cache = m.flush_cache;
+  options.run.threads = config.threads;
+  options.run.timeout_seconds = m.timeout_seconds;
+  options.run.check_correctness = m.check_correctness;
+  // Winograd's transforms round more than a direct sum (as in `tessel bench ops`).
+  const bool winograd = w.t->name.find("winograd") != std::string::npos;
+  options.run.atol = m.atol >= 0 ? m.atol : (winograd ? 1e-2 : 1e-3);
+  options.run.rtol = m.rtol >= 0 ? m.rtol : (winograd ? 1e-2 : 1e-3);
+  options.worker_path = worker_path;
+  options.reference = search::TorchReferenceFn();
+  return options;
+}
+
+std::string Now() {
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", absl::Now(), absl::UTCTimeZone());
+}
+
+class Experiment {
+ public:
+  Experiment(const ExperimentConfig& config, const RunnerOptions& options)
+      : config_(config),
+        options_(options),
+        note_(options.progress != nullptr ? options.progress->rdbuf() : nullptr) {}
+
+  absl::StatusOr<ExperimentOutcome> Run();
+
+ private:
+  absl::Status Prepare();
+  absl::Status TuneRun(size_t index);
+  absl::Status WriteOutputs(bool plot);
+  absl::StatusOr<search::Measurer*> MeasurerFor(const Workload& w);
+  std::string LogPath(const RunReport& run) const {
+    return absl::StrCat(outcome_.out_dir, "/logs/", run.workload, "/", run.strategy, "_seed",
+                        run.seed, ".jsonl");
+  }
+
+  const ExperimentConfig& config_;
+  const RunnerOptions& options_;
+  std::ostream note_;  // the progress stream, or nothing
+  std::string target_;
+  ops::TargetFacts facts_;
+  std::vector<Workload> workloads_;
+  ReportInput report_;
+  std::map<std::string, search::Measurer> measurers_;
+  std::string worker_path_;
+  ExperimentOutcome outcome_;
+};
+
+absl::Status Experiment::Prepare() {
+  absl::StatusOr<std::string> target = cli::HostBenchTarget(config_.target);
+  if (!target.ok())
+    return ConfigError(config_, 0, "target", std::string(target.status().message()));
+  target_ = *target;
+  // Templates size their parallel loops from the facts' cores: the programs' thread count.
+  runtime::ThreadPool::Global().SetNumThreads(config_.threads);
+  TESSEL_ASSIGN_OR_RETURN(facts_, ops::DescribeTarget(target_));
+  TESSEL_ASSIGN_OR_RETURN(workloads_, ResolveWorkloads(config_, target_, facts_));
+  TESSEL_RETURN_IF_ERROR(CheckStrategies(config_, workloads_.front(), facts_));
+
+  outcome_.out_dir =
+      options_.out_dir.empty() ? absl::StrCat("results/", config_.name) : options_.out_dir;
+  TESSEL_RETURN_IF_ERROR(MakeDirectories(outcome_.out_dir));
+  TESSEL_RETURN_IF_ERROR(
+      MeasureBaselines(config_, outcome_.out_dir, workloads_, note_, outcome_.files));
+
+  report_.config = &config_;
+  report_.machine = absl::StrCat(cli::BenchMetadata(target_, config_.threads), "build: commit ",
+                                 cli::kGitCommit, " (", cli::kGitState, ")\n");
+  for (const Workload& w : workloads_) {
+    report_.workloads.push_back({w.spec->name, w.t->name, w.flops, w.baseline});
+  }
+  for (const WorkloadSpec& w : config_.workloads) {
+    for (const StrategySpec& s : config_.strategies) {
+      for (uint64_t seed : config_.seeds) report_.runs.push_back({w.name, s.name, seed, {}, false});
+    }
+  }
+  outcome_.runs = static_cast<int>(report_.runs.size());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<search::Measurer*> Experiment::MeasurerFor(const Workload& w) {
+  if (auto it = measurers_.find(w.spec->name); it != measurers_.end()) return &it->second;
+  if (worker_path_.empty()) {
+    if (!options_.worker_path.empty()) {
+      worker_path_ = options_.worker_path;
+    } else {
+      TESSEL_ASSIGN_OR_RETURN(worker_path_, search::DefaultWorkerPath());
+    }
+  }
+  TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer,
+                          search::Measurer::Create(MeasureOptionsFor(config_, w, worker_path_)));
+  return &measurers_.emplace(w.spec->name, std::move(measurer)).first->second;
+}
+
+absl::Status Experiment::TuneRun(size_t index) {
+  RunReport& run = report_.runs[index];
+  const size_t per_workload = config_.strategies.size() * config_.seeds.size();
+  const Workload& w = workloads_[index / per_workload];
+  const StrategySpec& s =
+      config_.strategies[index / config_.seeds.size() % config_.strategies.size()];
+  const std::string log = LogPath(run);
+  const std::string marker = absl::StrCat(log, ".done");
+  const std::string key = w.task.Key();
+  const std::string label =
+      absl::StrFormat("[task %d/%d] %s %s seed %d", index + 1, report_.runs.size(), run.workload,
+                      run.strategy, run.seed);
+  TESSEL_ASSIGN_OR_RETURN(run.trials, LoadTrials(log, key, config_.trials));
+  if (static_cast<int>(run.trials.size()) >= config_.trials || MarkedDone(marker, config_)) {
+    run.finished = true;
+    note_ << label << ": finished before (" << run.trials.size() << " trials in its log)\n";
+    return absl::OkStatus();
+  }
+
+  search::TunerOptions tuner;
+  tuner.cost_model = s.cost_model;
+  tuner.explorer = s.explorer;
+  tuner.explorer_params = s.explorer_params;
+  tuner.features = s.features;
+  tuner.trials = config_.trials;
+  tuner.early_stopping = config_.early_stopping;
+  tuner.plan_size = s.plan_size;
+  tuner.epsilon = s.epsilon;
+  tuner.diversity = s.diversity;
+  tuner.seed = run.seed;
+  tuner.log_path = log;
+  tuner.threads = config_.model_threads;
+  tuner.batch_size = config_.measure.build_workers;
+  TESSEL_RETURN_IF_ERROR(MakeDirectories(std::filesystem::path(log).parent_path().string()));
+  TESSEL_ASSIGN_OR_RETURN(search::Measurer * measurer, MeasurerFor(w));
+
+  const double baseline_gflops = w.baseline ? w.flops / w.baseline->seconds * 1e-9 : 0;
+  search::ProgressLine line(note_, options_.progress_in_place, label, baseline_gflops, "oneDNN");
+  absl::StatusOr<search::TuneResult> result = search::Tune(
+      w.task, tuner, *measurer, [&](const search::TuneProgress& p) { line.Update(p); });
+  line.Finish();
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat(label, ": ", result.status().message()));
+  }
+  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(marker, DoneMarker(config_, *result).dump() + "\n"));
+  TESSEL_ASSIGN_OR_RETURN(run.trials, LoadTrials(log, key, config_.trials));
+  run.finished = true;
+  ++outcome_.tuned;
+  note_ << absl::StrFormat("%s: %d trials (%d failed), best %.1f GFLOPS, stopped: %s\n", label,
+                           result->trials, result->errors, result->best_gflops,
+                           result->stop_reason);
+  return absl::OkStatus();
+}
+
+absl::Status Experiment::WriteOutputs(bool plot) {
+  const std::string& out = outcome_.out_dir;
+  report_.date = Now();
+  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/trials.csv", TrialsCsv(report_)));
+  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/summary.csv", SummaryCsv(report_)));
+  if (plot) {
+    absl::StatusOr<std::string> script =
+        options_.plot_script.empty() ? FindPlotScript() : options_.plot_script;
+    absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
+        script.ok()
+            ? RunPlotScript(*script, out + "/trials.csv", out, config_.name, options_.python)
+            : script.status();
+    if (plots.ok()) {
+      report_.plots = *plots;
+    } else {
+      outcome_.warnings.push_back(absl::StrCat("no figures: ", plots.status().message()));
+    }
+  }
+  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/summary.md", SummaryMarkdown(report_)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ExperimentOutcome> Experiment::Run() {
+  TESSEL_RETURN_IF_ERROR(Prepare());
+  for (size_t i = 0; i < report_.runs.size(); ++i) {
+    TESSEL_RETURN_IF_ERROR(TuneRun(i));
+    // Figures wait for the end: plotting takes seconds, the CSVs and the report milliseconds.
+    TESSEL_RETURN_IF_ERROR(WriteOutputs(/*plot=*/false));
+  }
+  TESSEL_RETURN_IF_ERROR(WriteOutputs(options_.plot));
+  for (const char* file : {"trials.csv", "summary.csv", "summary.md"}) {
+    outcome_.files.push_back(file);
+  }
+  for (const auto& [workload, png] : report_.plots) outcome_.files.push_back(png);
+  outcome_.table = SummaryTable(report_);
+  return outcome_;
+}
+
+}  // namespace
+
+absl::StatusOr<ExperimentOutcome> RunExperiment(const ExperimentConfig& config,
+                                                const RunnerOptions& options) {
+  if (config.workloads.empty() || config.strategies.empty() || config.seeds.empty()) {
+    return absl::InvalidArgumentError("an experiment needs workloads, strategies and seeds");
+  }
+  Experiment experiment(config, options);
+  return experiment.Run();
+}
+
+}  // namespace tessel::experiments

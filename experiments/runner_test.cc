@@ -1,0 +1,186 @@
+// An experiment end to end on a tiny conv2d (two black-box strategies, 8 trials, one seed): every
+// output file is written and consistent with the logs, a rerun resumes without measuring again,
+// and configs this machine cannot run are errors naming the key.
+#include "experiments/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "experiments/config.h"
+#include "experiments/registered_names.h"
+#include "search/records/log.h"
+
+namespace tessel::experiments {
+namespace {
+
+constexpr char kTiny[] = R"(name: tiny
+target: llvm
+threads: 1
+trials: 8
+seeds: [3]
+workloads:
+  - name: tiny_conv
+    template: conv2d_nchwc.x86
+    args: {n: 1, ic: 8, h: 8, w: 8, oc: 16, kh: 3, kw: 3, stride: [1, 1], pad: [1, 1, 1, 1]}
+strategies:
+  - {name: random, explorer: random}
+  - {name: ga, explorer: ga}
+baselines: [onednn]
+measure: {repeat: 2, min_repeat_ms: 1, timeout_seconds: 20, build_workers: 2}
+)";
+
+std::string Read(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+int Lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+absl::StatusOr<ExperimentConfig> Parse(const std::string& text) {
+  return ParseExperimentConfig(text, "tiny.yaml", RegisteredNames());
+}
+
+std::string OutDir(const std::string& name) {
+  return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+}
+
+TEST(RunnerTest, TinyExperimentEndToEndThenResumes) {
+  absl::StatusOr<ExperimentConfig> config = Parse(kTiny);
+  ASSERT_TRUE(config.ok()) << config.status();
+  RunnerOptions options;
+  options.out_dir = OutDir("tiny");
+  std::ostringstream progress;
+  options.progress = &progress;
+  absl::StatusOr<ExperimentOutcome> outcome = RunExperiment(*config, options);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->runs, 2);
+  EXPECT_EQ(outcome->tuned, 2);
+  EXPECT_TRUE(outcome->warnings.empty()) << outcome->warnings.front();
+  const std::string& out = outcome->out_dir;
+
+  // The live line, one per batch group off a terminal.
+  EXPECT_NE(progress.str().find("[task 1/2] tiny_conv random seed 3: trials 8/8, best "),
+            std::string::npos)
+      << progress.str();
+  EXPECT_NE(progress.str().find("x oneDNN), ETA "), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find("[task 2/2] tiny_conv ga seed 3"), std::string::npos);
+  EXPECT_NE(progress.str().find("oneDNN tiny_conv: "), std::string::npos);
+
+  // Logs: 8 records per run, one task.
+  for (const char* strategy : {"random", "ga"}) {
+    const std::string log = out + "/logs/tiny_conv/" + strategy + "_seed3.jsonl";
+    absl::StatusOr<std::vector<search::Record>> records = search::ReadLog(log);
+    ASSERT_TRUE(records.ok()) << records.status();
+    EXPECT_EQ(records->size(), 8u) << strategy;
+  }
+
+  const std::string trials = Read(out + "/trials.csv");
+  EXPECT_EQ(trials.substr(0, trials.find('\n')),
+            "workload,strategy,seed,trial,config_index,error,gflops,best_gflops,best_speedup");
+  EXPECT_EQ(Lines(trials), 1 + 16) << trials;
+  EXPECT_NE(trials.find("\ntiny_conv,random,3,1,"), std::string::npos);
+  EXPECT_NE(trials.find("\ntiny_conv,ga,3,8,"), std::string::npos);
+
+  const std::string summary = Read(out + "/summary.csv");
+  ASSERT_EQ(Lines(summary), 3) << summary;
+  EXPECT_EQ(summary.substr(0, summary.find('\n')),
+            "strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup");
+  EXPECT_NE(summary.find("\nrandom,3,"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\nga,3,"), std::string::npos) << summary;
+
+  const std::string md = Read(out + "/summary.md");
+  for (const char* piece : {"# Experiment `tiny`", "- machine: ", "- build: commit ",
+                            "| tiny_conv | `conv2d_nchwc.x86` |", "![tiny_conv](tiny_conv.png)",
+                            "| random | - | random | 1 | 8 |", "| ga | - | ga | 1 | 8 |",
+                            "```yaml\nname: tiny\n", "- runs finished: 2 of 2\n"}) {
+    EXPECT_NE(md.find(piece), std::string::npos) << "missing: " << piece << "\n" << md;
+  }
+  EXPECT_TRUE(std::filesystem::exists(out + "/tiny_conv.png"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/baseline.json"));
+  EXPECT_NE(outcome->table.find("random"), std::string::npos) << outcome->table;
+
+  // Rerun: nothing is tuned or measured again, the baseline is reused, the results are the same.
+  const std::string baseline = Read(out + "/baseline.json");
+  std::ostringstream again;
+  options.progress = &again;
+  absl::StatusOr<ExperimentOutcome> rerun = RunExperiment(*config, options);
+  ASSERT_TRUE(rerun.ok()) << rerun.status();
+  EXPECT_EQ(rerun->tuned, 0);
+  EXPECT_NE(again.str().find("[task 1/2] tiny_conv random seed 3: finished before (8 trials"),
+            std::string::npos)
+      << again.str();
+  EXPECT_NE(again.str().find("from baseline.json"), std::string::npos) << again.str();
+  EXPECT_EQ(Read(out + "/trials.csv"), trials);
+  EXPECT_EQ(Read(out + "/summary.csv"), summary);
+  EXPECT_EQ(Read(out + "/baseline.json"), baseline);
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+}
+
+struct Unrunnable {
+  const char* what;
+  std::string text;
+  std::string expected;  // in the message
+};
+
+void PrintTo(const Unrunnable& u, std::ostream* os) { *os << u.what; }
+
+class UnrunnableConfigTest : public ::testing::TestWithParam<Unrunnable> {};
+
+TEST_P(UnrunnableConfigTest, IsAnErrorBeforeMeasuring) {
+  absl::StatusOr<ExperimentConfig> config = Parse(GetParam().text);
+  ASSERT_TRUE(config.ok()) << config.status();
+  RunnerOptions options;
+  options.out_dir = OutDir("unrunnable");
+  absl::StatusOr<ExperimentOutcome> outcome = RunExperiment(*config, options);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(outcome.status())) << outcome.status();
+  EXPECT_NE(outcome.status().message().find(GetParam().expected), std::string::npos)
+      << outcome.status();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configs, UnrunnableConfigTest,
+    ::testing::Values(
+        Unrunnable{"guided explorer without a model",
+                   "name: u\ntrials: 2\nworkloads: [C6]\ntemplate: conv2d_nchwc.x86\n"
+                   "strategies:\n  - {name: s, explorer: sa}\n",
+                   "tiny.yaml:6: strategies[0].cost_model: missing: explorer 'sa' is guided"},
+        Unrunnable{"black-box explorer with a model",
+                   "name: u\ntrials: 2\nworkloads: [C6]\ntemplate: conv2d_nchwc.x86\n"
+                   "strategies:\n  - {name: s, explorer: ga, cost_model: xgb}\n",
+                   "tiny.yaml:6: strategies[0].cost_model: explorer 'ga' is black-box"},
+        Unrunnable{"unknown explorer parameter",
+                   "name: u\ntrials: 2\nworkloads: [C6]\ntemplate: conv2d_nchwc.x86\n"
+                   "strategies:\n  - {name: s, explorer: ga, explorer_params: {colour: 3}}\n",
+                   "tiny.yaml:6: strategies[0].explorer_params: "},
+        Unrunnable{"template rejecting the layer",
+                   "name: u\ntrials: 2\nworkloads: [C1]\ntemplate: conv2d_winograd.x86\n"
+                   "strategies:\n  - {name: s, explorer: ga}\n",
+                   "tiny.yaml:3: workloads[0]: "},
+        Unrunnable{"bad operator arguments",
+                   "name: u\ntrials: 2\nworkloads:\n  - {name: w, template: conv2d_nchwc.x86, "
+                   "args: {n: 1, ic: 0, h: 8, w: 8, oc: 8, kh: 3, kw: 3}}\n"
+                   "strategies:\n  - {name: s, explorer: ga}\n",
+                   "tiny.yaml:4: workloads[0]: "},
+        Unrunnable{"oneDNN baseline of a dense",
+                   "name: u\ntrials: 2\nworkloads:\n  - {name: d, template: dense_pack.x86, "
+                   "args: {m: 4, n: 16, k: 16}}\nbaselines: [onednn]\n"
+                   "strategies:\n  - {name: s, explorer: ga}\n",
+                   "tiny.yaml:4: workloads[0]: baseline onednn times conv2d only"},
+        Unrunnable{"target of another machine",
+                   "name: u\ntarget: llvm -mtriple=aarch64-linux-gnu\ntrials: 2\nworkloads: [C6]\n"
+                   "strategies:\n  - {name: s, explorer: ga}\n",
+                   "tiny.yaml: target: "}));
+
+}  // namespace
+}  // namespace tessel::experiments
