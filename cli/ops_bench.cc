@@ -26,6 +26,7 @@ namespace {
 
 struct Row {
   std::string layer, template_name, correct;
+  std::string config;  // with a tuning log: "tuned" or "fallback"
   double gflop = 0, ours_ms = 0, dnnl_ms = 0, ratio = 0;
   bool conv = true;  // C layer (else D)
 };
@@ -69,6 +70,7 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
     search::Task task{.template_name = row.template_name, .args = args, .target = facts.target};
     TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback, ops::InstantiateFallback(*t, args, facts));
     tuned = history->Query(task, fallback.space, fallback.config);
+    row.config = history->Best(task.Key()) ? "tuned" : "fallback";
   }
   TESSEL_ASSIGN_OR_RETURN(OpJob ours,
                           OpJob::Create(*t, args, facts, /*seed=*/1, tuned ? &*tuned : nullptr));
@@ -104,8 +106,8 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
                                         {"layers", "comma-separated layer names (default: all)"},
                                         {"repeat", "timed repeats (>= 5)"},
                                         {"log",
-                                         "tuning log: the best config per layer instead of the "
-                                         "fallback (tessel tune / experiment)"}}));
+                                         "tuning logs, comma-separated: the best config per layer "
+                                         "instead of the fallback (tessel tune / experiment)"}}));
   const std::string suite = flags.String("suite", "table2");
   if (suite != "table2") {
     return absl::InvalidArgumentError(
@@ -115,8 +117,9 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   std::optional<search::ApplyHistoryBest> history;
   const std::string log = flags.String("log", "");
   if (!log.empty()) {
+    std::vector<std::string> logs = absl::StrSplit(log, ',', absl::SkipEmpty());
     TESSEL_ASSIGN_OR_RETURN(search::ApplyHistoryBest read,
-                            search::ApplyHistoryBest::FromLogs({log}));
+                            search::ApplyHistoryBest::FromLogs(logs));
     history.emplace(std::move(read));
   }
   TESSEL_ASSIGN_OR_RETURN(int64_t threads, flags.Int("threads", 1));
@@ -142,8 +145,12 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
       << (history ? "with the best config of " + log + " (the fallback where it has none)"
                   : std::string("with its untuned fallback config"))
       << "\n\n";
-  out << absl::StrFormat("%-5s %7s %-28s %9s %9s %6s  %s\n", "layer", "GFLOP", "template",
-                         "ours ms", "oneDNN ms", "ratio", "correct");
+  // With a log, a column says whether each layer ran a tuned config.
+  auto config_column = [&](const std::string& text) {
+    return history ? absl::StrFormat("%-9s ", text) : std::string();
+  };
+  out << absl::StrFormat("%-5s %7s %-28s %9s %9s %6s  %s%s\n", "layer", "GFLOP", "template",
+                         "ours ms", "oneDNN ms", "ratio", config_column("config"), "correct");
   runtime::TimerOptions timer;
   timer.repeat = static_cast<int>(repeat);
   timer.warmup = 2;
@@ -153,8 +160,9 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   for (const workloads::Layer& layer : layers) {
     TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer,
                                                 history ? &*history : nullptr));
-    out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f  %s\n", row.layer, row.gflop,
-                           row.template_name, row.ours_ms, row.dnnl_ms, row.ratio, row.correct);
+    out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f  %s%s\n", row.layer, row.gflop,
+                           row.template_name, row.ours_ms, row.dnnl_ms, row.ratio,
+                           config_column(row.config), row.correct);
     out.flush();
     all.push_back(row.ratio);
     (row.conv ? conv : depthwise).push_back(row.ratio);

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/run_tessel_for_test.h"
 #include "search/records/log.h"
+#include "workloads/table2.h"
 
 namespace tessel::cli {
 namespace {
@@ -93,6 +94,39 @@ TEST(LogCommandTest, ErrorsNameTheFileAndLine) {
   EXPECT_NE(missing.err.find("/nonexistent/log.jsonl"), std::string::npos) << missing.err;
   ExpectUsageError({"log", "show", log}, "usage: tessel log");
   ExpectUsageError({"log"}, "usage: tessel log");
+}
+
+TEST(BenchOpsLogTest, TunedConfigsComeFromTheLog) {
+  // A record for C11 (1x1 stride 2, the NCHWc template) with a config other than the fallback.
+  Outcome plain = RunTessel({"bench", "ops", "--layers", "C11", "--repeat", "5"});
+  ASSERT_EQ(plain.exit_code, kExitOk) << plain.err;
+  EXPECT_EQ(plain.out.find("ratio  config"), std::string::npos) << "a config column without a log";
+  const std::string target_line = plain.out.substr(plain.out.find("target: ") + 8);
+  const std::string target = target_line.substr(0, target_line.find(" (cpu"));
+  const std::string log = TempPath("bench.jsonl");
+  search::Record record;
+  record.task = {.template_name = "conv2d_nchwc.x86",
+                 .args = workloads::Conv2dArgs(*workloads::FindLayer("C11")),
+                 .target = target};
+  record.config = {{"knobs",
+                    {{"tile_ic", {32, 8}}, {"tile_oc", {32, 16}}, {"tile_ow", {1, 7}},
+                     {"tile_oh", {7, 1}}, {"unroll_kw", 0}, {"pad_at_tile", 0},
+                     {"reorder_reduce", {0, 1, 2, 3}}, {"oc_inner", 1}}}};
+  record.result.costs = {1e-4};
+  absl::StatusOr<search::LogWriter> writer = search::LogWriter::Open(log);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_TRUE(writer->Append({record}).ok());
+
+  Outcome tuned = RunTessel({"bench", "ops", "--layers", "C11", "--repeat", "5", "--log", log});
+  ASSERT_EQ(tuned.exit_code, kExitOk) << tuned.err;
+  EXPECT_NE(tuned.out.find("with the best config of " + log), std::string::npos) << tuned.out;
+  EXPECT_NE(tuned.out.find("tuned     yes"), std::string::npos) << tuned.out;
+  Outcome other = RunTessel({"bench", "ops", "--layers", "C10", "--repeat", "5", "--log", log});
+  ASSERT_EQ(other.exit_code, kExitOk) << other.err;
+  EXPECT_NE(other.out.find("fallback  yes"), std::string::npos) << other.out;
+  Outcome missing = RunTessel({"bench", "ops", "--layers", "C11", "--log", "/nonexistent/l.jsonl"});
+  EXPECT_NE(missing.exit_code, kExitOk);
+  EXPECT_NE(missing.err.find("/nonexistent/l.jsonl"), std::string::npos) << missing.err;
 }
 
 }  // namespace
