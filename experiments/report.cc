@@ -44,11 +44,12 @@ struct StrategyMedians {
   int seeds = 0;    // runs with at least one trial
   int reached = 0;  // of them, those that reached the baseline
   std::optional<double> trials, trials_to_baseline, trials_to_90pct, final_speedup, best_gflops;
+  std::optional<double> share_within_90pct;
 };
 
 StrategyMedians MediansOf(const ReportInput& input, const WorkloadReport& w,
                           const std::string& strategy) {
-  std::vector<std::optional<double>> trials, to_baseline, to_90, speedup, gflops;
+  std::vector<std::optional<double>> trials, to_baseline, to_90, speedup, gflops, share;
   StrategyMedians m;
   for (const RunReport& run : input.runs) {
     if (run.workload != w.name || run.strategy != strategy || run.trials.empty()) continue;
@@ -60,12 +61,14 @@ StrategyMedians MediansOf(const ReportInput& input, const WorkloadReport& w,
     to_90.push_back(r.trials_to_90pct_of_final);
     speedup.push_back(r.final_speedup);
     gflops.push_back(Gflops(w.flops, r.final_best_seconds));
+    share.push_back(r.share_within_90pct);
   }
   m.trials = MedianOfOptional(trials);
   m.trials_to_baseline = MedianOfOptional(to_baseline);
   m.trials_to_90pct = MedianOfOptional(to_90);
   m.final_speedup = MedianOfOptional(speedup);
   m.best_gflops = MedianOfOptional(gflops);
+  m.share_within_90pct = MedianOfOptional(share);
   return m;
 }
 
@@ -167,8 +170,9 @@ std::string SummaryMarkdown(const ReportInput& input) {
                     "there).\n\n");
     absl::StrAppend(&md,
                     "| strategy | cost model | explorer | seeds | trials | trials to oneDNN | "
-                    "trials to 90% of final | final speedup | best GFLOPS |\n"
-                    "|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+                    "trials to 90% of final | trials within 90% of final | final speedup | "
+                    "best GFLOPS |\n"
+                    "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const StrategySpec& s : config.strategies) {
       const StrategyMedians m = MediansOf(input, w, s.name);
       absl::StrAppend(&md, "| ", s.name, " | ", s.cost_model.empty() ? "-" : s.cost_model, " | ",
@@ -177,7 +181,11 @@ std::string SummaryMarkdown(const ReportInput& input) {
                                                 m.reached, "/", m.seeds, " reached)")
                                  : "-",
                       " | ", MedianText(m.trials_to_90pct, "-"), " | ",
-                      m.final_speedup ? absl::StrFormat("%.3f", *m.final_speedup) : "-", " | ",
+                      m.share_within_90pct
+                          ? absl::StrFormat("%.0f%%", 100 * *m.share_within_90pct)
+                          : "-",
+                      " | ", m.final_speedup ? absl::StrFormat("%.3f", *m.final_speedup) : "-",
+                      " | ",
                       m.best_gflops ? absl::StrFormat("%.1f", *m.best_gflops) : "-", " |\n");
     }
   }

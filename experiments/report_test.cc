@@ -115,8 +115,8 @@ TEST(ReportTest, SummaryMarkdown) {
            "| C6 | `conv2d_nchwc.x86` | 2 | 1000.0000 | 2.0 | brg:avx512_core | 3 |",
            "![C6](C6.png)",
            // xgb+sa: to oneDNN 3 and 1 -> 2; to 90% 3 and 2 -> 2.5; speedups 2 and 1.25.
-           "| xgb+sa | xgb | sa | 2 | 3 | 2 (2/2 reached) | 2.5 | 1.625 | 3.2 |",
-           "| random | - | random | 1 | 3 | never (0/1 reached) | 2 | 0.500 | 1.0 |",
+           "| xgb+sa | xgb | sa | 2 | 3 | 2 (2/2 reached) | 2.5 | 50% | 1.625 | 3.2 |",
+           "| random | - | random | 1 | 3 | never (0/1 reached) | 2 | 67% | 0.500 | 1.0 |",
            "```yaml\nname: demo\n```\n",
        }) {
     EXPECT_NE(md.find(piece), std::string::npos) << "missing: " << piece << "\n" << md;

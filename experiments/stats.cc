@@ -29,6 +29,11 @@ RunSummary Summarize(const std::vector<Trial>& trials, double baseline_seconds) 
   // Compared as speedups (time ratios), the form the definitions use, so that a run whose final
   // best equals the baseline counts as reaching it.
   const double final_speed = 1 / s.final_best_seconds;
+  int good = 0;
+  for (const Trial& t : trials)
+    good += t.cost_seconds > 0 && std::isfinite(t.cost_seconds) &&
+            1 / t.cost_seconds >= 0.9 * final_speed;
+  s.share_within_90pct = static_cast<double>(good) / static_cast<double>(trials.size());
   for (size_t t = 0; t < best.size(); ++t) {
     if (!std::isfinite(best[t])) continue;
     const int count = static_cast<int>(t) + 1;

@@ -31,6 +31,10 @@ struct RunSummary {
   // baseline seconds / final best cost; empty without a baseline or a successful trial.
   std::optional<double> final_speedup;
   double final_best_seconds = 0;  // +infinity when no trial succeeded
+  // Share of all trials whose own speed is within 90% of the final best's: how much of the budget
+  // went to good candidates (a guided search measures mostly good ones even where every strategy
+  // finds the best early). 0 when no trial succeeded.
+  double share_within_90pct = 0;
 };
 
 // baseline_seconds <= 0: no baseline.

@@ -49,6 +49,13 @@ TEST(StatsTest, NinetyPercentCountsAnEarlierNearBest) {
   EXPECT_DOUBLE_EQ(*s.final_speedup, 0.5);
 }
 
+TEST(StatsTest, ShareOfTrialsWithinNinetyPercentOfTheFinalBest) {
+  // Final best 1.0: 1.1 and 1.0 are within 90% of its speed, 3, 1.2 and the failure are not.
+  const RunSummary s = Summarize(Series({3, 1.1, kFail, 1.2, 1.0}), 0);
+  EXPECT_DOUBLE_EQ(s.share_within_90pct, 2.0 / 5.0);
+  EXPECT_DOUBLE_EQ(Summarize(Series({kFail}), 0).share_within_90pct, 0.0);
+}
+
 TEST(StatsTest, ReachingTheBaselineExactlyCounts) {
   const RunSummary s = Summarize(Series({4, 2}), 2.0);
   EXPECT_EQ(s.trials_to_baseline, 2);
