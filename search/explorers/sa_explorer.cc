@@ -9,7 +9,7 @@
 
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
-#include "search/explorers/draws.h"
+#include "search/space/draws.h"
 #include "search/explorers/params.h"
 
 namespace tessel::search {

@@ -75,13 +75,6 @@ std::string ValueToString(const Knob& knob, int64_t v);
 // lists the valid values when there are few.
 absl::StatusOr<int64_t> ValueFromJson(const Knob& knob, const nlohmann::json& json);
 
-// Random draws (sampling.cc). Both are written out rather than taken from <random>'s
-// distributions, whose algorithms differ between standard libraries: a seed must give the same
-// points everywhere.
-//
-// Uniform in [0, n), n >= 1.
-uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n);
-
 // Draws [0, n) without replacement in random order, lazily: a Fisher-Yates shuffle whose
 // displaced entries live in a hash map, so memory grows with the number of draws, not with n.
 class LazyPermutation {

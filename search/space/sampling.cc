@@ -8,6 +8,7 @@
 #include "compiler/support/check.h"
 #include "search/space/config_space.h"
 #include "search/space/config_space_impl.h"
+#include "search/space/draws.h"
 
 namespace tessel::search {
 namespace {
@@ -20,20 +21,6 @@ constexpr int64_t kNeighbourTries = 16384;
 
 }  // namespace
 
-uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n) {
-  TESSEL_CHECK(n >= 1) << "UniformBelow(0)";
-  // Reject the incomplete block at the top of the generator's range so every residue is equally
-  // likely; the accepted range [0, limit) holds a multiple of n values.
-  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-  static_assert(std::mt19937_64::min() == 0 && std::mt19937_64::max() == kMax);
-  const uint64_t limit = kMax - kMax % n;
-  uint64_t x;
-  do {
-    x = rng();
-  } while (x >= limit);
-  return x % n;
-}
-
 uint64_t LazyPermutation::At(uint64_t i) const {
   auto it = moved_.find(i);
   return it == moved_.end() ? i : it->second;
@@ -44,7 +31,7 @@ uint64_t LazyPermutation::Next(std::mt19937_64& rng) {
   // Fisher-Yates from the back: take a random one of the remaining positions, move the last
   // remaining entry into its place. The last position is never read again, so it is forgotten.
   const uint64_t last = remaining_ - 1;
-  const uint64_t j = UniformBelow(rng, remaining_);
+  const uint64_t j = DrawBelow(rng, remaining_);
   const uint64_t out = At(j);
   if (j != last) moved_[j] = At(last);
   moved_.erase(last);
@@ -87,7 +74,7 @@ Config ConfigSpace::Neighbour(const Config& config, std::mt19937_64& rng) const 
   }
   std::vector<std::optional<LazyPermutation>> untried(num);
   for (int64_t tries = 0; tries < kNeighbourTries && !live.empty(); ++tries) {
-    const size_t slot = UniformBelow(rng, live.size());
+    const size_t slot = DrawBelow(rng, live.size());
     const int k = live[slot];
     if (!untried[k]) untried[k].emplace(static_cast<uint64_t>(impl_->knobs[k].size() - 1));
     const int64_t other = static_cast<int64_t>(untried[k]->Next(rng));

@@ -10,6 +10,7 @@
 
 #include "search/space/config_space.h"
 #include "search/space/config_space_impl.h"
+#include "search/space/draws.h"
 
 namespace tessel::search {
 namespace {
@@ -64,20 +65,20 @@ TEST(DrawTest, LazyPermutationDrawsEachValueOnce) {
   for (uint64_t i = 0; i < 1000; ++i) ASSERT_EQ(drawn[i], i);
 }
 
-TEST(DrawTest, UniformBelowIsUniform) {
+TEST(DrawTest, DrawBelowIsUniform) {
   std::mt19937_64 rng(5);
   std::vector<int> counts(6);
-  for (int i = 0; i < 60000; ++i) ++counts[UniformBelow(rng, 6)];
+  for (int i = 0; i < 60000; ++i) ++counts[DrawBelow(rng, 6)];
   // 10000 expected each; the standard deviation is about 91.
   for (int c : counts) EXPECT_NEAR(c, 10000, 500);
-  EXPECT_EQ(UniformBelow(rng, 1), 0u);
+  EXPECT_EQ(DrawBelow(rng, 1), 0u);
 }
 
 // Tuning runs are reproduced from their seed, so the draws are part of the format: this pins them.
 TEST(DrawTest, DrawsArePinned) {
   std::mt19937_64 rng(1);
   std::vector<uint64_t> draws;
-  for (int i = 0; i < 6; ++i) draws.push_back(UniformBelow(rng, 1000));
+  for (int i = 0; i < 6; ++i) draws.push_back(DrawBelow(rng, 1000));
   EXPECT_EQ(draws, (std::vector<uint64_t>{528, 462, 930, 246, 384, 409}));
   std::mt19937_64 sample_rng(1);
   const std::vector<int64_t> sample =

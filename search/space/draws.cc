@@ -1,4 +1,4 @@
-#include "search/explorers/draws.h"
+#include "search/space/draws.h"
 
 #include <limits>
 

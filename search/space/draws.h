@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <random>
 
-// The random draws explorers make. Written out rather than taken from <random>'s distributions,
+// The random draws of sampling (sampling.cc) and of the explorers. Written out rather than taken from <random>'s distributions,
 // whose algorithms differ between standard libraries: a seed must give the same proposals
 // everywhere.
 namespace tessel::search {
