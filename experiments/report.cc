@@ -175,18 +175,16 @@ std::string SummaryMarkdown(const ReportInput& input) {
                     "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const StrategySpec& s : config.strategies) {
       const StrategyMedians m = MediansOf(input, w, s.name);
-      absl::StrAppend(&md, "| ", s.name, " | ", s.cost_model.empty() ? "-" : s.cost_model, " | ",
-                      s.explorer, " | ", m.seeds, " | ", MedianText(m.trials, "-"), " | ",
-                      w.baseline ? absl::StrCat(MedianText(m.trials_to_baseline, "never"), " (",
-                                                m.reached, "/", m.seeds, " reached)")
-                                 : "-",
-                      " | ", MedianText(m.trials_to_90pct, "-"), " | ",
-                      m.share_within_90pct
-                          ? absl::StrFormat("%.0f%%", 100 * *m.share_within_90pct)
-                          : "-",
-                      " | ", m.final_speedup ? absl::StrFormat("%.3f", *m.final_speedup) : "-",
-                      " | ",
-                      m.best_gflops ? absl::StrFormat("%.1f", *m.best_gflops) : "-", " |\n");
+      absl::StrAppend(
+          &md, "| ", s.name, " | ", s.cost_model.empty() ? "-" : s.cost_model, " | ", s.explorer,
+          " | ", m.seeds, " | ", MedianText(m.trials, "-"), " | ",
+          w.baseline ? absl::StrCat(MedianText(m.trials_to_baseline, "never"), " (", m.reached, "/",
+                                    m.seeds, " reached)")
+                     : "-",
+          " | ", MedianText(m.trials_to_90pct, "-"), " | ",
+          m.share_within_90pct ? absl::StrFormat("%.0f%%", 100 * *m.share_within_90pct) : "-",
+          " | ", m.final_speedup ? absl::StrFormat("%.3f", *m.final_speedup) : "-", " | ",
+          m.best_gflops ? absl::StrFormat("%.1f", *m.best_gflops) : "-", " |\n");
     }
   }
 
@@ -206,22 +204,25 @@ std::string SummaryTable(const ReportInput& input) {
                    : "",
         "\n");
     absl::StrAppend(
-        &text, absl::StrFormat("  %-16s %5s %7s %11s %8s %8s %8s\n", "strategy", "seeds", "trials",
-                               "to oneDNN", "to 90%", "speedup", "GFLOPS"));
+        &text, absl::StrFormat("  %-16s %5s %7s %11s %8s %10s %8s %8s\n", "strategy", "seeds",
+                               "trials", "to oneDNN", "to 90%", "within 90%", "speedup", "GFLOPS"));
     for (const StrategySpec& s : input.config->strategies) {
       const StrategyMedians m = MediansOf(input, w, s.name);
       absl::StrAppend(
-          &text, absl::StrFormat("  %-16s %5d %7s %11s %8s %8s %8s\n", s.name, m.seeds,
-                                 MedianText(m.trials, "-"),
-                                 w.baseline ? MedianText(m.trials_to_baseline, "never") : "-",
-                                 MedianText(m.trials_to_90pct, "-"),
-                                 m.final_speedup ? absl::StrFormat("%.3f", *m.final_speedup) : "-",
-                                 m.best_gflops ? absl::StrFormat("%.1f", *m.best_gflops) : "-"));
+          &text,
+          absl::StrFormat(
+              "  %-16s %5d %7s %11s %8s %10s %8s %8s\n", s.name, m.seeds, MedianText(m.trials, "-"),
+              w.baseline ? MedianText(m.trials_to_baseline, "never") : "-",
+              MedianText(m.trials_to_90pct, "-"),
+              m.share_within_90pct ? absl::StrFormat("%.0f%%", 100 * *m.share_within_90pct) : "-",
+              m.final_speedup ? absl::StrFormat("%.3f", *m.final_speedup) : "-",
+              m.best_gflops ? absl::StrFormat("%.1f", *m.best_gflops) : "-"));
     }
   }
   absl::StrAppend(&text,
                   "(medians over seeds; to oneDNN / to 90%: trials until the best config reached "
-                  "oneDNN's time / 90% of its final speed)\n");
+                  "oneDNN's time / 90% of its final speed; within 90%: share of the trials that "
+                  "were)\n");
   return text;
 }
 

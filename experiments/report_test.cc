@@ -131,6 +131,8 @@ TEST(ReportTest, SummaryTableForTheTerminal) {
       << table;
   EXPECT_NE(table.find("xgb+sa"), std::string::npos);
   EXPECT_NE(table.find("never"), std::string::npos) << table;
+  EXPECT_NE(table.find("within 90%"), std::string::npos) << table;
+  EXPECT_NE(table.find("      50%"), std::string::npos) << table;  // xgb+sa: 1/3 and 2/3
 }
 
 std::string Read(const std::string& path) {
