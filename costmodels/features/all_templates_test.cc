@@ -10,6 +10,7 @@
 #include <set>
 
 #include "compiler/ops/template.h"
+#include "compiler/ops/testing/conv_args.h"
 #include "costmodels/features/curve.h"
 #include "costmodels/features/feature_extractor.h"
 #include "costmodels/features/itervar.h"
@@ -18,20 +19,7 @@
 namespace tessel::costmodels {
 namespace {
 
-ops::OpArgs Conv(int64_t ic, int64_t hw, int64_t oc, int64_t k, int64_t s, int64_t p,
-                 int64_t groups = 1) {
-  return {{"n", 1},
-          {"ic", ic},
-          {"h", hw},
-          {"w", hw},
-          {"oc", oc},
-          {"kh", k},
-          {"kw", k},
-          {"stride", {s, s}},
-          {"pad", {p, p, p, p}},
-          {"dilation", {1, 1}},
-          {"groups", groups}};
-}
+using ops::testing::SquareConvArgs;
 
 ops::OpArgs ConvTranspose() {
   return {{"n", 1},
@@ -64,10 +52,10 @@ ops::OpArgs BitserialConv() {
 // Small, valid arguments per template.
 const std::map<std::string, ops::OpArgs>& ArgsTable() {
   static const auto* table = new std::map<std::string, ops::OpArgs>{
-      {"conv2d_nchwc.x86", Conv(16, 10, 32, 3, 1, 1)},
-      {"conv2d_nchw.x86", Conv(12, 9, 8, 3, 2, 1, 4)},
-      {"conv2d_winograd.x86", Conv(16, 8, 16, 3, 1, 1)},
-      {"depthwise_conv2d_nchwc.x86", Conv(32, 12, 32, 3, 1, 1, 32)},
+      {"conv2d_nchwc.x86", SquareConvArgs(16, 10, 32, 3, 1, 1)},
+      {"conv2d_nchw.x86", SquareConvArgs(12, 9, 8, 3, 2, 1, 4)},
+      {"conv2d_winograd.x86", SquareConvArgs(16, 8, 16, 3, 1, 1)},
+      {"depthwise_conv2d_nchwc.x86", SquareConvArgs(32, 12, 32, 3, 1, 1, 32)},
       {"conv2d_transpose_nchwc.x86", ConvTranspose()},
       {"bitserial_conv2d_nhwc.x86", BitserialConv()},
       {"bitserial_dense_pack.x86",

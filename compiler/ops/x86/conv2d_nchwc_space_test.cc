@@ -6,30 +6,19 @@
 #include <random>
 
 #include "compiler/ir/printer.h"
+#include "compiler/ops/testing/conv_args.h"
 #include "compiler/ops/testing/op_check.h"
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::ops {
 namespace {
 
+using ops::testing::SquareConvArgs;
+
 const Template& Nchwc() {
   absl::StatusOr<const Template*> t = FindTemplate("conv2d_nchwc.x86");
   EXPECT_TRUE(t.ok()) << t.status();
   return **t;
-}
-
-OpArgs Conv(int64_t ic, int64_t hw, int64_t oc, int64_t k, int64_t s, int64_t p) {
-  return {{"n", 1},
-          {"ic", ic},
-          {"h", hw},
-          {"w", hw},
-          {"oc", oc},
-          {"kh", k},
-          {"kw", k},
-          {"stride", {s, s}},
-          {"pad", {p, p, p, p}},
-          {"dilation", {1, 1}},
-          {"groups", 1}};
 }
 
 TargetFacts Avx512() {
@@ -55,7 +44,7 @@ std::vector<int64_t> NewKnobs(const search::Config& c) {
 // what the template printed before tile_oh, reorder_reduce and oc_inner existed. A change of the
 // lowering passes also changes it; a change of this template must not.
 TEST(Conv2dNchwcSpaceTest, FallbackIsTheOneRowProgram) {
-  const OpArgs args = Conv(4, 4, 16, 3, 1, 1);
+  const OpArgs args = SquareConvArgs(4, 4, 16, 3, 1, 1);
   const TargetFacts facts = Avx512();
   absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, facts);
   ASSERT_TRUE(space.ok()) << space.status();
@@ -134,10 +123,10 @@ SpaceCount Count(const OpArgs& args) {
 // within 32 positions. C1 (3 -> 64, 224 -> 112, 7x7 stride 2): 2 x 7 x 8 x 2 x 2 x 8 x 6 x 2,
 // 31 of 64 pairs.
 TEST(Conv2dNchwcSpaceTest, SpaceOfTable2C1AndC6) {
-  const SpaceCount c6 = Count(Conv(128, 28, 128, 3, 1, 1));
+  const SpaceCount c6 = Count(SquareConvArgs(128, 28, 128, 3, 1, 1));
   EXPECT_EQ(c6.size, 8 * 7 * 6 * 2 * 2 * 6 * 6 * 2);
   EXPECT_EQ(c6.valid, 8 * 7 * 21 * 2 * 2 * 6 * 2);
-  const SpaceCount c1 = Count(Conv(3, 224, 64, 7, 2, 3));
+  const SpaceCount c1 = Count(SquareConvArgs(3, 224, 64, 7, 2, 3));
   EXPECT_EQ(c1.size, 2 * 7 * 8 * 2 * 2 * 8 * 6 * 2);
   EXPECT_EQ(c1.valid, 2 * 7 * 31 * 2 * 2 * 6 * 2);
 }
@@ -145,7 +134,7 @@ TEST(Conv2dNchwcSpaceTest, SpaceOfTable2C1AndC6) {
 // Every valid point of a small strided layer schedules and lowers (instantiate never fails on a
 // point the filters let through).
 TEST(Conv2dNchwcSpaceTest, EveryPointOfASmallSpaceLowers) {
-  const OpArgs args = Conv(4, 7, 8, 3, 2, 1);
+  const OpArgs args = SquareConvArgs(4, 7, 8, 3, 2, 1);
   const TargetFacts facts = Avx512();
   absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, facts);
   ASSERT_TRUE(space.ok()) << space.status();
@@ -168,7 +157,7 @@ TEST(Conv2dNchwcSpaceTest, EveryPointOfASmallSpaceLowers) {
 // Every value of the new knobs together, the others random, on a padded layer whose output
 // height (15) has odd factors only.
 TEST(Conv2dNchwcSpaceTest, EveryNewKnobCombinationComputes) {
-  const OpArgs args = Conv(8, 15, 16, 3, 1, 1);
+  const OpArgs args = SquareConvArgs(8, 15, 16, 3, 1, 1);
   absl::StatusOr<TargetFacts> facts = DescribeTarget(Loose().target);
   ASSERT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, *facts);
@@ -201,14 +190,14 @@ TEST(Conv2dNchwcSpaceTest, EveryNewKnobCombinationComputes) {
 // Random points on awkward layers: stride 2 with a prime output height, asymmetric padding and a
 // rectangular kernel, dilation, a batch of 2.
 TEST(Conv2dNchwcSpaceTest, RandomConfigsOnAwkwardLayers) {
-  OpArgs asym = Conv(6, 12, 12, 3, 1, 0);
+  OpArgs asym = SquareConvArgs(6, 12, 12, 3, 1, 0);
   asym["w"] = 9;
   asym["kw"] = 2;
   asym["pad"] = {2, 0, 1, 1};
-  OpArgs dilated = Conv(8, 11, 8, 3, 1, 2);
+  OpArgs dilated = SquareConvArgs(8, 11, 8, 3, 1, 2);
   dilated["dilation"] = {2, 2};
   dilated["n"] = 2;
-  for (const OpArgs& args : {Conv(8, 13, 16, 3, 2, 1), asym, dilated}) {
+  for (const OpArgs& args : {SquareConvArgs(8, 13, 16, 3, 2, 1), asym, dilated}) {
     absl::Status s = testing::CheckRandomConfigs(Nchwc(), args, 20, Loose());
     EXPECT_TRUE(s.ok()) << s;
   }
@@ -233,7 +222,8 @@ TEST(Conv2dNchwcSpaceTest, TransposeRandomConfigs) {
 }
 
 TEST(Conv2dNchwcSpaceTest, RandomConfigsOfC6) {
-  absl::Status s = testing::CheckRandomConfigs(Nchwc(), Conv(128, 28, 128, 3, 1, 1), 8, Loose());
+  absl::Status s =
+      testing::CheckRandomConfigs(Nchwc(), SquareConvArgs(128, 28, 128, 3, 1, 1), 8, Loose());
   EXPECT_TRUE(s.ok()) << s;
 }
 

@@ -3,10 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "compiler/ops/testing/conv_args.h"
 #include "compiler/ops/testing/op_check.h"
 
 namespace tessel::ops {
 namespace {
+
+using ops::testing::SquareConvArgs;
 
 using ::testing::HasSubstr;
 
@@ -14,13 +17,6 @@ const Template& Get(const std::string& name) {
   absl::StatusOr<const Template*> t = FindTemplate(name);
   EXPECT_TRUE(t.ok()) << t.status();
   return **t;
-}
-
-OpArgs Conv(int64_t ic, int64_t hw, int64_t oc, int64_t k, int64_t s, int64_t p,
-            int64_t groups = 1) {
-  return {{"n", 1},       {"ic", ic},         {"h", hw},         {"w", hw},
-          {"oc", oc},     {"kh", k},          {"kw", k},         {"stride", {s, s}},
-          {"pad", {p, p, p, p}}, {"dilation", {1, 1}}, {"groups", groups}};
 }
 
 // Sums of ic * k * k products of values in [-1, 1): rounding grows with the reduction length.
@@ -34,9 +30,10 @@ testing::CheckOptions Loose() {
 TEST(Conv2dNchwcTest, Table2LayersFallback) {
   const Template& t = Get("conv2d_nchwc.x86");
   for (const OpArgs& args :
-       {Conv(3, 224, 64, 7, 2, 3), Conv(64, 56, 64, 3, 1, 1), Conv(64, 56, 64, 1, 1, 0),
-        Conv(64, 56, 128, 3, 2, 1), Conv(128, 28, 256, 1, 2, 0), Conv(256, 14, 256, 3, 1, 1),
-        Conv(512, 7, 512, 3, 1, 1)}) {
+       {SquareConvArgs(3, 224, 64, 7, 2, 3), SquareConvArgs(64, 56, 64, 3, 1, 1),
+        SquareConvArgs(64, 56, 64, 1, 1, 0), SquareConvArgs(64, 56, 128, 3, 2, 1),
+        SquareConvArgs(128, 28, 256, 1, 2, 0), SquareConvArgs(256, 14, 256, 3, 1, 1),
+        SquareConvArgs(512, 7, 512, 3, 1, 1)}) {
     EXPECT_TRUE(testing::CheckFallback(t, args, Loose()).ok())
         << testing::CheckFallback(t, args, Loose());
   }
@@ -44,17 +41,17 @@ TEST(Conv2dNchwcTest, Table2LayersFallback) {
 
 TEST(Conv2dNchwcTest, AwkwardShapes) {
   const Template& t = Get("conv2d_nchwc.x86");
-  OpArgs asym = Conv(5, 13, 7, 3, 1, 0);
+  OpArgs asym = SquareConvArgs(5, 13, 7, 3, 1, 0);
   asym["w"] = 17;
   asym["pad"] = {1, 0, 2, 1};
-  OpArgs dilated = Conv(6, 11, 10, 3, 1, 2);
+  OpArgs dilated = SquareConvArgs(6, 11, 10, 3, 1, 2);
   dilated["dilation"] = {2, 2};
-  OpArgs rect = Conv(4, 9, 6, 3, 2, 1);
+  OpArgs rect = SquareConvArgs(4, 9, 6, 3, 2, 1);
   rect["kw"] = 5;
   rect["stride"] = {1, 2};
   rect["n"] = 2;
-  for (const OpArgs& args : {asym, dilated, rect, Conv(13, 7, 11, 1, 1, 0),
-                             Conv(3, 1, 5, 1, 1, 0)}) {
+  for (const OpArgs& args : {asym, dilated, rect, SquareConvArgs(13, 7, 11, 1, 1, 0),
+                             SquareConvArgs(3, 1, 5, 1, 1, 0)}) {
     absl::Status s = testing::CheckFallback(t, args, Loose());
     EXPECT_TRUE(s.ok()) << s;
   }
@@ -62,7 +59,7 @@ TEST(Conv2dNchwcTest, AwkwardShapes) {
 
 TEST(Conv2dNchwcTest, RandomConfigs) {
   const Template& t = Get("conv2d_nchwc.x86");
-  OpArgs args = Conv(24, 10, 48, 3, 1, 1);
+  OpArgs args = SquareConvArgs(24, 10, 48, 3, 1, 1);
   args["pad"] = {1, 0, 1, 2};
   absl::Status s = testing::CheckRandomConfigs(t, args, 20, Loose());
   EXPECT_TRUE(s.ok()) << s;
@@ -70,10 +67,11 @@ TEST(Conv2dNchwcTest, RandomConfigs) {
 
 TEST(Conv2dNchwTest, GroupsStridesAndRandomConfigs) {
   const Template& t = Get("conv2d_nchw.x86");
-  OpArgs grouped = Conv(12, 9, 8, 3, 2, 1, 4);
+  OpArgs grouped = SquareConvArgs(12, 9, 8, 3, 2, 1, 4);
   grouped["pad"] = {0, 1, 2, 1};
-  for (const OpArgs& args : {Conv(64, 28, 64, 3, 1, 1), grouped, Conv(8, 8, 8, 3, 1, 1, 8),
-                             Conv(3, 17, 5, 5, 3, 2)}) {
+  for (const OpArgs& args :
+       {SquareConvArgs(64, 28, 64, 3, 1, 1), grouped, SquareConvArgs(8, 8, 8, 3, 1, 1, 8),
+        SquareConvArgs(3, 17, 5, 5, 3, 2)}) {
     absl::Status s = testing::CheckFallback(t, args, Loose());
     EXPECT_TRUE(s.ok()) << s;
   }
@@ -83,23 +81,31 @@ TEST(Conv2dNchwTest, GroupsStridesAndRandomConfigs) {
 
 TEST(DepthwiseConv2dNchwcTest, Table2LayersAwkwardAndRandom) {
   const Template& t = Get("depthwise_conv2d_nchwc.x86");
-  OpArgs asym = Conv(24, 15, 24, 3, 2, 1, 24);
+  OpArgs asym = SquareConvArgs(24, 15, 24, 3, 2, 1, 24);
   asym["pad"] = {0, 1, 1, 0};
   for (const OpArgs& args :
-       {Conv(32, 112, 32, 3, 1, 1, 32), Conv(64, 112, 64, 3, 2, 1, 64),
-        Conv(512, 14, 512, 3, 1, 1, 512), Conv(1024, 7, 1024, 3, 1, 1, 1024), asym,
-        Conv(7, 5, 7, 5, 1, 2, 7)}) {
+       {SquareConvArgs(32, 112, 32, 3, 1, 1, 32), SquareConvArgs(64, 112, 64, 3, 2, 1, 64),
+        SquareConvArgs(512, 14, 512, 3, 1, 1, 512), SquareConvArgs(1024, 7, 1024, 3, 1, 1, 1024),
+        asym, SquareConvArgs(7, 5, 7, 5, 1, 2, 7)}) {
     absl::Status s = testing::CheckFallback(t, args, Loose());
     EXPECT_TRUE(s.ok()) << s;
   }
-  absl::Status s = testing::CheckRandomConfigs(t, Conv(48, 12, 48, 3, 2, 1, 48), 20, Loose());
+  absl::Status s =
+      testing::CheckRandomConfigs(t, SquareConvArgs(48, 12, 48, 3, 2, 1, 48), 20, Loose());
   EXPECT_TRUE(s.ok()) << s;
 }
 
 OpArgs Transpose(int64_t ic, int64_t hw, int64_t oc, int64_t k, int64_t s, int64_t p) {
-  return {{"n", 1},  {"ic", ic}, {"h", hw},          {"w", hw},
-          {"oc", oc}, {"kh", k},  {"kw", k},          {"stride", {s, s}},
-          {"pad", {p, p, p, p}}, {"output_padding", {0, 0}}};
+  return {{"n", 1},
+          {"ic", ic},
+          {"h", hw},
+          {"w", hw},
+          {"oc", oc},
+          {"kh", k},
+          {"kw", k},
+          {"stride", {s, s}},
+          {"pad", {p, p, p, p}},
+          {"output_padding", {0, 0}}};
 }
 
 TEST(Conv2dTransposeTest, DcganLayersAwkwardAndRandom) {
@@ -123,16 +129,19 @@ TEST(Conv2dTemplatesTest, BadArgumentsNameTheKey) {
     EXPECT_FALSE(space.ok());
     return std::string(space.status().message());
   };
-  OpArgs no_h = Conv(8, 8, 8, 3, 1, 1);
+  OpArgs no_h = SquareConvArgs(8, 8, 8, 3, 1, 1);
   no_h.erase("h");
   EXPECT_THAT(error("conv2d_nchwc.x86", no_h), HasSubstr("missing argument 'h'"));
-  EXPECT_THAT(error("conv2d_nchwc.x86", Conv(8, 8, 8, 3, 1, 1, 2)), HasSubstr("'groups' must be 1"));
-  EXPECT_THAT(error("conv2d_nchw.x86", Conv(6, 8, 8, 3, 1, 1, 4)), HasSubstr("'groups' (4) must divide"));
-  EXPECT_THAT(error("conv2d_nchw.x86", Conv(6, 2, 8, 5, 1, 0)), HasSubstr("kernel 'kh' x 'kw' (5x5"));
-  OpArgs bad_pad = Conv(8, 8, 8, 3, 1, 1);
+  EXPECT_THAT(error("conv2d_nchwc.x86", SquareConvArgs(8, 8, 8, 3, 1, 1, 2)),
+              HasSubstr("'groups' must be 1"));
+  EXPECT_THAT(error("conv2d_nchw.x86", SquareConvArgs(6, 8, 8, 3, 1, 1, 4)),
+              HasSubstr("'groups' (4) must divide"));
+  EXPECT_THAT(error("conv2d_nchw.x86", SquareConvArgs(6, 2, 8, 5, 1, 0)),
+              HasSubstr("kernel 'kh' x 'kw' (5x5"));
+  OpArgs bad_pad = SquareConvArgs(8, 8, 8, 3, 1, 1);
   bad_pad["pad"] = {1, 1};
   EXPECT_THAT(error("conv2d_nchw.x86", bad_pad), HasSubstr("'pad' must be a list of 4"));
-  EXPECT_THAT(error("depthwise_conv2d_nchwc.x86", Conv(8, 8, 16, 3, 1, 1, 8)),
+  EXPECT_THAT(error("depthwise_conv2d_nchwc.x86", SquareConvArgs(8, 8, 16, 3, 1, 1, 8)),
               HasSubstr("'groups' == 'ic' == 'oc'"));
   OpArgs big_pad = Transpose(8, 4, 8, 3, 2, 3);
   EXPECT_THAT(error("conv2d_transpose_nchwc.x86", big_pad), HasSubstr("'pad' entries"));
@@ -143,7 +152,7 @@ TEST(Conv2dTemplatesTest, BadArgumentsNameTheKey) {
 
 TEST(Conv2dTemplatesTest, ConfigOutsideTheSpaceIsAClearError) {
   const TargetFacts facts;
-  const OpArgs args = Conv(64, 56, 64, 3, 1, 1);
+  const OpArgs args = SquareConvArgs(64, 56, 64, 3, 1, 1);
   absl::StatusOr<search::ConfigSpace> space = Get("conv2d_nchwc.x86").space(args, facts);
   ASSERT_TRUE(space.ok()) << space.status();
   nlohmann::json json = Get("conv2d_nchwc.x86").fallback(*space, args, facts).ToJson();
