@@ -1,0 +1,155 @@
+#include "compiler/graph/op_registry.h"
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
+#include <absl/synchronization/mutex.h>
+
+#include <map>
+#include <optional>
+
+#include "compiler/graph/op_defs.h"
+#include "compiler/ops/template.h"
+#include "compiler/support/check.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::graph {
+namespace {
+
+const std::map<std::string, OpDef>& Registry() {
+  static const auto* const registry = [] {
+    auto* ops = new std::map<std::string, OpDef>;
+    for (OpDef& def : AllOpDefs()) {
+      std::string name = def.name;
+      ops->emplace(std::move(name), std::move(def));
+    }
+    return ops;
+  }();
+  return *registry;
+}
+
+// The template whose untuned program defines an operator's output types: conv2d_nchw.x86 for
+// conv2d (it takes any groups), else the operator's only or first template.
+absl::StatusOr<const ops::Template*> ReferenceTemplate(const std::string& op) {
+  if (op == "conv2d") return ops::FindTemplate("conv2d_nchw.x86");
+  for (const ops::Template* t : ops::AllTemplates()) {
+    if (t->op == op) return t;
+  }
+  return absl::NotFoundError(absl::StrCat("no template computes operator '", op, "'"));
+}
+
+const ops::TargetFacts& HostFacts() {
+  static const auto* const facts = [] {
+    absl::StatusOr<ops::TargetFacts> f = ops::DescribeTarget("llvm");
+    TESSEL_CHECK(f.ok()) << f.status().message();
+    return new ops::TargetFacts(*f);
+  }();
+  return *facts;
+}
+
+// Instantiating a template takes about a millisecond; a network repeats the same operator and
+// arguments many times.
+class TypeCache {
+ public:
+  std::optional<std::vector<TensorType>> Find(const std::string& key) {
+    absl::MutexLock lock(&mu_);
+    auto it = types_.find(key);
+    if (it == types_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Put(const std::string& key, const std::vector<TensorType>& types) {
+    absl::MutexLock lock(&mu_);
+    types_.emplace(key, types);
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::vector<TensorType>> types_;
+};
+
+}  // namespace
+
+const char* OpPatternName(OpPattern p) {
+  switch (p) {
+    case OpPattern::kElemWise:
+      return "elemwise";
+    case OpPattern::kBroadcast:
+      return "broadcast";
+    case OpPattern::kInjective:
+      return "injective";
+    case OpPattern::kCommReduce:
+      return "reduce";
+    case OpPattern::kOutEWiseFusable:
+      return "out_elemwise_fusable";
+    case OpPattern::kOpaque:
+      return "opaque";
+  }
+  return "?";
+}
+
+absl::StatusOr<const OpDef*> FindOpDef(const std::string& name) {
+  auto it = Registry().find(name);
+  if (it == Registry().end()) {
+    return absl::NotFoundError(absl::StrCat("unknown graph operator '", name,
+                                            "' (known: ", absl::StrJoin(OpDefNames(), ", "), ")"));
+  }
+  return &it->second;
+}
+
+std::vector<std::string> OpDefNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, def] : Registry()) names.push_back(name);
+  return names;
+}
+
+absl::StatusOr<std::vector<TensorType>> InferTypes(const OpDef& op,
+                                                   const std::vector<TensorType>& inputs,
+                                                   const nlohmann::json& attrs) {
+  const int n = static_cast<int>(inputs.size());
+  if (n < op.min_inputs || (op.max_inputs >= 0 && n > op.max_inputs)) {
+    std::string expected = op.max_inputs < 0 ? absl::StrCat("at least ", op.min_inputs)
+                           : op.min_inputs == op.max_inputs
+                               ? absl::StrCat(op.min_inputs)
+                               : absl::StrCat(op.min_inputs, " to ", op.max_inputs);
+    return absl::InvalidArgumentError(
+        absl::StrCat(op.name, " takes ", expected, " inputs, got ", n));
+  }
+  if (!attrs.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op.name, ": attributes must be a JSON object, got ", attrs.dump()));
+  }
+  TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, op.op_args(inputs, attrs));
+
+  static TypeCache* const cache = new TypeCache;
+  std::string key = absl::StrCat(op.name, "|", args.dump());
+  for (const TensorType& t : inputs) absl::StrAppend(&key, "|", t.ToString());
+  if (std::optional<std::vector<TensorType>> hit = cache->Find(key)) return *hit;
+
+  TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ReferenceTemplate(op.name));
+  absl::StatusOr<ops::Instantiated> inst = ops::InstantiateFallback(*t, args, HostFacts());
+  if (!inst.ok()) return inst.status();
+  const ops::OpProgram& p = inst->program;
+  // The program's logical inputs must be what the node is given.
+  if (p.logical_inputs.size() != inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(op.name, " with these arguments takes ",
+                                                   p.logical_inputs.size(), " inputs, got ",
+                                                   inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TensorType want{p.logical_inputs[i].shape, p.logical_inputs[i].dtype};
+    if (want != inputs[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(op.name, ": input ", i, " ('", p.logical_inputs[i].name, "') must be ",
+                       want.ToString(), ", got ", inputs[i].ToString()));
+    }
+  }
+  std::vector<TensorType> outputs;
+  for (const ops::TensorSpec& s : p.logical_outputs) outputs.push_back({s.shape, s.dtype});
+  TESSEL_CHECK(static_cast<int>(outputs.size()) == op.num_outputs)
+      << op.name << " declares " << op.num_outputs << " outputs, its template gives "
+      << outputs.size();
+  cache->Put(key, outputs);
+  return outputs;
+}
+
+}  // namespace tessel::graph

@@ -1,0 +1,52 @@
+#include "compiler/graph/reference_eval.h"
+
+#include <absl/strings/str_cat.h>
+
+#include "baselines/torch/reference.h"
+#include "compiler/runtime/dltype.h"
+#include "compiler/support/check.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::graph {
+
+absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
+    const Graph& g, const std::vector<runtime::NDArray>& inputs) {
+  if (inputs.size() != g.inputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the graph takes ", g.inputs.size(), " inputs, got ", inputs.size()));
+  }
+  std::vector<runtime::NDArray> env(g.values.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = g.value(g.inputs[i]);
+    const TensorType got{inputs[i].shape(), inputs[i].dtype()};
+    if (got != v.type) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", v.name, "' must be ",
+                                                     v.type.ToString(), ", got ", got.ToString()));
+    }
+    env[static_cast<size_t>(g.inputs[i])] = inputs[i];
+  }
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    if (g.values[i].kind == ValueKind::kConstant) env[i] = g.values[i].data;
+  }
+  for (const Node& node : g.nodes) {
+    TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, OpArgsOf(g, node));
+    std::vector<runtime::NDArray> in;
+    for (ValueId id : node.inputs) in.push_back(env[static_cast<size_t>(id)]);
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        baselines::TorchReference(node.op, args, in);
+    if (!out.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node '", node.name, "' (", node.op, "): ", out.status().message()));
+    }
+    TESSEL_CHECK(out->size() == node.outputs.size())
+        << "libtorch gave " << out->size() << " outputs for node " << node.name;
+    for (size_t o = 0; o < out->size(); ++o) {
+      env[static_cast<size_t>(node.outputs[o])] = (*out)[o];
+    }
+  }
+  std::vector<runtime::NDArray> outputs;
+  for (ValueId id : g.outputs) outputs.push_back(env[static_cast<size_t>(id)]);
+  return outputs;
+}
+
+}  // namespace tessel::graph
