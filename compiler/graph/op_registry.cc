@@ -28,25 +28,6 @@ const std::map<std::string, OpDef>& Registry() {
   return *registry;
 }
 
-// The template whose untuned program defines an operator's output types: conv2d_nchw.x86 for
-// conv2d (it takes any groups), else the operator's only or first template.
-absl::StatusOr<const ops::Template*> ReferenceTemplate(const std::string& op) {
-  if (op == "conv2d") return ops::FindTemplate("conv2d_nchw.x86");
-  for (const ops::Template* t : ops::AllTemplates()) {
-    if (t->op == op) return t;
-  }
-  return absl::NotFoundError(absl::StrCat("no template computes operator '", op, "'"));
-}
-
-const ops::TargetFacts& HostFacts() {
-  static const auto* const facts = [] {
-    absl::StatusOr<ops::TargetFacts> f = ops::DescribeTarget("llvm");
-    TESSEL_CHECK(f.ok()) << f.status().message();
-    return new ops::TargetFacts(*f);
-  }();
-  return *facts;
-}
-
 // Instantiating a template takes about a millisecond; a network repeats the same operator and
 // arguments many times.
 class TypeCache {
@@ -68,6 +49,24 @@ class TypeCache {
 };
 
 }  // namespace
+
+// conv2d_nchw.x86 for conv2d (it takes any groups), else the operator's only or first template.
+absl::StatusOr<const ops::Template*> ReferenceTemplate(const std::string& op) {
+  if (op == "conv2d") return ops::FindTemplate("conv2d_nchw.x86");
+  for (const ops::Template* t : ops::AllTemplates()) {
+    if (t->op == op) return t;
+  }
+  return absl::NotFoundError(absl::StrCat("no template computes operator '", op, "'"));
+}
+
+const ops::TargetFacts& HostFacts() {
+  static const auto* const facts = [] {
+    absl::StatusOr<ops::TargetFacts> f = ops::DescribeTarget("llvm");
+    TESSEL_CHECK(f.ok()) << f.status().message();
+    return new ops::TargetFacts(*f);
+  }();
+  return *facts;
+}
 
 const char* OpPatternName(OpPattern p) {
   switch (p) {

@@ -9,6 +9,11 @@
 
 #include "compiler/graph/tensor_type.h"
 
+namespace tessel::ops {
+struct Template;
+struct TargetFacts;
+}  // namespace tessel::ops
+
 // Graph operators: for each logical operator of compiler/ops/OPERATORS.md, how a node's input
 // types and attributes become the operator-library arguments, how its output types follow, and
 // its fusion pattern.
@@ -53,5 +58,11 @@ std::vector<std::string> OpDefNames();
 absl::StatusOr<std::vector<TensorType>> InferTypes(const OpDef& op,
                                                    const std::vector<TensorType>& inputs,
                                                    const nlohmann::json& attrs);
+
+// The operator-library template whose untuned (fallback) program defines an operator's output
+// types, and the host facts InferTypes instantiates it with. Constant folding runs that same
+// program, so a folded value is what the graph's own kernels compute.
+absl::StatusOr<const ops::Template*> ReferenceTemplate(const std::string& op);
+const ops::TargetFacts& HostFacts();
 
 }  // namespace tessel::graph
