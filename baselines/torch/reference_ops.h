@@ -29,7 +29,8 @@ std::vector<ReferenceEntry> ConvReferences();
 std::vector<ReferenceEntry> LinearReferences();
 // Pooling, batch_norm, activations, softmax.
 std::vector<ReferenceEntry> NnReferences();
-// Broadcasting elementwise ops, concatenate, reshape, flatten, transpose, pad, layout_transform.
+// Broadcasting elementwise ops, concatenate, reshape, flatten, transpose, pad, layout_transform,
+// take.
 std::vector<ReferenceEntry> TransformReferences();
 // bitserial_conv2d, bitserial_dense.
 std::vector<ReferenceEntry> BitserialReferences();

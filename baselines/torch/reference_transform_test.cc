@@ -119,6 +119,38 @@ TEST(TorchReferenceTransformTest, LayoutTransformOfWeightsWithTwoBlocks) {
                    {2, 2, 3, 3, 2, 4}, want, 0);
 }
 
+NDArray Indices(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
+  NDArray a = NDArray::Empty(std::move(shape), {kDLInt, 32, 1});
+  EXPECT_EQ(a.NumElements(), static_cast<int64_t>(values.size()));
+  std::copy(values.begin(), values.end(), a.data<int32_t>());
+  return a;
+}
+
+TEST(TorchReferenceTransformTest, TakeWrapsNegativeIndicesAndClampsTheRest) {
+  // data [2, 4, 3] gathered along axis 1 (n = 4) by indices [2, 3].
+  const NDArray data = Random({2, 4, 3}, 9);
+  const float* v = data.data<float>();
+  const std::vector<int32_t> k = {0, 3, -1, -4, 7, -9};  // read rows 0, 3, 3, 0, 3, 0
+  const int rows[] = {0, 3, 3, 0, 3, 0};
+  std::vector<float> want;  // out[a, i, j, b] = data[a, rows[i * 3 + j], b]
+  for (int a = 0; a < 2; ++a)
+    for (int ij = 0; ij < 6; ++ij)
+      for (int b = 0; b < 3; ++b) want.push_back(v[(a * 4 + rows[ij]) * 3 + b]);
+  ExpectValuesNear(
+      RunOne("take", {{"data_shape", {2, 4, 3}}, {"indices_shape", {2, 3}}, {"axis", 1}},
+             {data, Indices({2, 3}, k)}),
+      {2, 2, 3, 3}, want, 0);
+  // An embedding lookup: axis 0 by default, axis -1 counts from the end.
+  const NDArray table = Random({5, 2}, 10);
+  const float* t = table.data<float>();
+  ExpectValuesNear(RunOne("take", {{"data_shape", {5, 2}}, {"indices_shape", {2}}},
+                          {table, Indices({2}, {4, 1})}),
+                   {2, 2}, {t[8], t[9], t[2], t[3]}, 0);
+  ExpectValuesNear(RunOne("take", {{"data_shape", {5, 2}}, {"indices_shape", {1}}, {"axis", -1}},
+                          {table, Indices({1}, {1})}),
+                   {5, 1}, {t[1], t[3], t[5], t[7], t[9]}, 0);
+}
+
 // The operator names of OPERATORS.md's table (its first column, in backquotes).
 std::set<std::string> DocumentedOperators() {
   std::ifstream file("compiler/ops/OPERATORS.md");
@@ -138,7 +170,7 @@ std::set<std::string> DocumentedOperators() {
 
 TEST(TorchReferenceTransformTest, EveryDocumentedOperatorHasAReference) {
   const std::set<std::string> documented = DocumentedOperators();
-  EXPECT_EQ(documented.size(), 33u);  // the table as written; a new row needs a reference
+  EXPECT_EQ(documented.size(), 34u);  // the table as written; a new row needs a reference
   const std::vector<std::string> listed = TorchReferenceOps();
   EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()), documented);
 }
@@ -219,6 +251,16 @@ TEST(TorchReferenceTransformTest, BadArgumentsAndInputsAreErrorsNamingThem) {
               {"'dst'"});
   ExpectError("layout_transform", {{"shape", {1, 16, 2}}, {"src", "NCHW"}, {"dst", "NCHW"}}, {},
               {"'shape'"});
+  const ops::OpArgs take = {{"data_shape", {5, 2}}, {"indices_shape", {3}}};
+  ExpectError("take", {{"indices_shape", {3}}}, {}, {"take", "'data_shape'"});
+  ExpectError("take", {{"data_shape", {5, 2}}, {"indices_shape", std::vector<int>{}}}, {},
+              {"'indices_shape'"});
+  ExpectError("take", {{"data_shape", {5, 2}}, {"indices_shape", {3}}, {"axis", 2}}, {},
+              {"'axis'"});
+  ExpectError("take", {{"data_shape", {5, 2}}, {"indices_shape", {3}}, {"axis", -3}}, {},
+              {"'axis'"});
+  ExpectError("take", take, {Random({5, 2}, 1), Random({3}, 2)},
+              {"input 1 (indices)", "int32", "float32"});
 
   const ops::OpArgs bits = {{"m", 1}, {"n", 2}, {"k", 3}, {"unipolar", false}, {"weight_bits", 2}};
   ExpectError("bitserial_dense", bits, {}, {"'weight_bits'"});

@@ -1,5 +1,5 @@
 // Broadcasting elementwise operators and the data movement operators: concatenate, reshape,
-// flatten, transpose, pad, layout_transform.
+// flatten, transpose, pad, layout_transform, take.
 #include <ATen/ATen.h>
 #include <absl/strings/str_cat.h>
 
@@ -201,6 +201,33 @@ Outputs LayoutTransform(const std::string& op, const ops::OpArgs& args,
   return std::vector<NDArray>{FromTorch(out)};
 }
 
+// Indices below 0 count from the end; the result is clamped into [0, n - 1] (OPERATORS.md).
+Outputs Take(const std::string& op, const ops::OpArgs& args, const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> data_shape, reader.Ints("data_shape", -1));
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> indices_shape,
+                          reader.Ints("indices_shape", -1));
+  if (data_shape.empty()) return reader.Error("argument 'data_shape' must not be empty");
+  if (indices_shape.empty()) return reader.Error("argument 'indices_shape' must not be empty");
+  const int64_t rank = static_cast<int64_t>(data_shape.size());
+  TESSEL_ASSIGN_OR_RETURN(int64_t axis, reader.IntOr("axis", 0, -rank));
+  if (axis >= rank) {
+    return reader.Error(
+        absl::StrCat("argument 'axis' must be below the rank ", rank, " of 'data_shape'"));
+  }
+  if (axis < 0) axis += rank;
+  TESSEL_RETURN_IF_ERROR(
+      CheckInputs(op, inputs, {{"data", data_shape}, {"indices", indices_shape, kInt32}}));
+  const int64_t n = data_shape[axis];
+  at::Tensor k = ToTorch(inputs[1]).to(at::kLong).flatten();
+  k = at::where(k < 0, k + n, k).clamp(0, n - 1);
+  std::vector<int64_t> out_shape(data_shape.begin(), data_shape.begin() + axis);
+  out_shape.insert(out_shape.end(), indices_shape.begin(), indices_shape.end());
+  out_shape.insert(out_shape.end(), data_shape.begin() + axis + 1, data_shape.end());
+  return std::vector<NDArray>{
+      FromTorch(ToTorch(inputs[0]).index_select(axis, k).reshape(out_shape))};
+}
+
 }  // namespace
 
 std::vector<ReferenceEntry> TransformReferences() {
@@ -215,7 +242,8 @@ std::vector<ReferenceEntry> TransformReferences() {
           {"flatten", Flatten},
           {"transpose", Transpose},
           {"pad", Pad},
-          {"layout_transform", LayoutTransform}};
+          {"layout_transform", LayoutTransform},
+          {"take", Take}};
 }
 
 }  // namespace tessel::baselines::internal

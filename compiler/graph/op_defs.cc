@@ -144,6 +144,11 @@ absl::StatusOr<json> ConcatArgs(const Types& in, const json& attrs) {
   return Merge("concatenate", attrs, {{"shapes", shapes}});
 }
 
+// take: data of any rank, indices int32 of any rank.
+absl::StatusOr<json> TakeArgs(const Types& in, const json& attrs) {
+  return Merge("take", attrs, {{"data_shape", in[0].shape}, {"indices_shape", in[1].shape}});
+}
+
 // rnn_cell and lstm_cell: x [batch, input], h [batch, hidden], ...
 ArgsFn CellArgs(const std::string& op) {
   return [op](const Types& in, const json& attrs) -> absl::StatusOr<json> {
@@ -170,6 +175,7 @@ std::vector<OpDef> AllOpDefs() {
       Def("global_max_pool2d", P::kOutEWiseFusable, 1, 1, NchwArgs("global_max_pool2d")),
       Def("batch_norm", P::kBroadcast, 5, 5, NchwArgs("batch_norm")),
       Def("concatenate", P::kInjective, 1, -1, ConcatArgs),
+      Def("take", P::kInjective, 2, 2, TakeArgs),
       Def("rnn_cell", P::kOpaque, 6, 6, CellArgs("rnn_cell")),
       Def("lstm_cell", P::kOpaque, 7, 7, CellArgs("lstm_cell"), 2),
       Def("bitserial_conv2d", P::kOpaque, 2, 2, ConvArgs("bitserial_conv2d")),

@@ -111,6 +111,7 @@ const std::map<std::string, ops::OpArgs>& ArgsTable() {
       {"transpose.x86", {{"shape", {6, 5, 33}}, {"axes", {1, 0, 2}}}},
       {"pad.x86", {{"shape", {2, 5, 19}}, {"pad_before", {0, 1, 3}}, {"pad_after", {1, 0, 2}}}},
       {"layout_transform.x86", {{"shape", {1, 32, 5, 7}}, {"src", "NCHW"}, {"dst", "NCHW8c"}}},
+      {"take.x86", {{"data_shape", {50, 64}}, {"indices_shape", {12}}}},
   };
   return *table;
 }

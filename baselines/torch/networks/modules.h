@@ -1,0 +1,24 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+// The torch modules of the networks, one file each. Submodules are registered under the names
+// workloads/networks gives the graph constants, so named_parameters() and named_buffers() list
+// the constants a module needs.
+namespace tessel::baselines::internal {
+
+struct NetworkModule : torch::nn::Module {
+  // The graph's outputs from its inputs (same order; token ids as int32).
+  virtual std::vector<torch::Tensor> Forward(const std::vector<torch::Tensor>& inputs) = 0;
+};
+
+std::shared_ptr<NetworkModule> MakeResnet18Module();
+std::shared_ptr<NetworkModule> MakeMobilenetV1Module();
+std::shared_ptr<NetworkModule> MakeDqnModule();
+std::shared_ptr<NetworkModule> MakeDcganModule();
+std::shared_ptr<NetworkModule> MakeLstmLmModule();
+
+}  // namespace tessel::baselines::internal

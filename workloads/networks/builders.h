@@ -1,0 +1,23 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include "compiler/graph/graph.h"
+#include "workloads/networks/network.h"
+
+// The builders behind BuildNetwork, one file each; options are already checked (batch >= 1).
+namespace tessel::workloads::networks::internal {
+
+absl::StatusOr<graph::Graph> BuildResnet18(const NetworkOptions& options);
+absl::StatusOr<graph::Graph> BuildMobilenetV1(const NetworkOptions& options);
+absl::StatusOr<graph::Graph> BuildDqn(const NetworkOptions& options);
+absl::StatusOr<graph::Graph> BuildDcgan(const NetworkOptions& options);
+absl::StatusOr<graph::Graph> BuildLstmLm(const NetworkOptions& options);
+
+// The LSTM language model's sizes (PTB's vocabulary, the "medium" model).
+inline constexpr int64_t kLstmVocabulary = 10000;
+inline constexpr int64_t kLstmHidden = 650;
+inline constexpr int64_t kLstmLayers = 2;
+inline constexpr int64_t kLstmSteps = 35;
+
+}  // namespace tessel::workloads::networks::internal

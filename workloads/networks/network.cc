@@ -1,0 +1,133 @@
+#include "workloads/networks/network.h"
+
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
+
+#include <functional>
+#include <map>
+#include <random>
+
+#include "compiler/support/status_macros.h"
+#include "workloads/networks/builders.h"
+#include "workloads/networks/calibrate.h"
+
+namespace tessel::workloads::networks {
+namespace {
+
+struct Entry {
+  NetworkInfo info;
+  std::function<absl::StatusOr<graph::Graph>(const NetworkOptions&)> build;
+  double input_low, input_high;  // the input's range (token ids: [0, vocabulary))
+  bool batch_norm = false;       // whose statistics CalibrateBatchNorm sets
+};
+
+const std::vector<Entry>& Table() {
+  static const auto* const table = new std::vector<Entry>{
+      {{"resnet18", "torchvision's ResNet-18, 224x224 image -> 1000 logits"},
+       internal::BuildResnet18,
+       -1,
+       1,
+       true},
+      {{"mobilenet_v1", "MobileNet v1 1.0 (relu), 224x224 image -> 1000 logits"},
+       internal::BuildMobilenetV1,
+       -1,
+       1,
+       true},
+      {{"dqn", "the Nature DQN, 4x84x84 frames -> 18 action values"}, internal::BuildDqn, 0, 1},
+      {{"dcgan", "the DCGAN generator, z of 100 -> 3x64x64 image"},
+       internal::BuildDcgan,
+       -1,
+       1,
+       true},
+      {{"lstm_lm",
+        "2-layer LSTM language model (hidden 650, vocabulary 10000), 35 tokens -> log-probs"},
+       internal::BuildLstmLm,
+       0,
+       static_cast<double>(internal::kLstmVocabulary)},
+  };
+  return *table;
+}
+
+absl::StatusOr<const Entry*> Find(const std::string& name) {
+  for (const Entry& e : Table()) {
+    if (e.info.name == name) return &e;
+  }
+  return absl::NotFoundError(absl::StrCat("unknown network '", name, "'; the networks are ",
+                                          absl::StrJoin(NetworkNames(), ", ")));
+}
+
+}  // namespace
+
+std::vector<NetworkInfo> Networks() {
+  std::vector<NetworkInfo> out;
+  for (const Entry& e : Table()) out.push_back(e.info);
+  return out;
+}
+
+std::vector<std::string> NetworkNames() {
+  std::vector<std::string> out;
+  for (const Entry& e : Table()) out.push_back(e.info.name);
+  return out;
+}
+
+absl::StatusOr<graph::Graph> BuildNetwork(const std::string& name, const NetworkOptions& options) {
+  absl::StatusOr<const Entry*> e = Find(name);
+  if (!e.ok()) return e.status();
+  if (options.batch < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("network ", name, ": batch must be >= 1, got ", options.batch));
+  }
+  TESSEL_ASSIGN_OR_RETURN(graph::Graph g, (*e)->build(options));
+  if (!(*e)->batch_norm) return g;
+  // The statistics come from one seeded input at batch 1, so they do not depend on the batch.
+  graph::Graph calibrated;
+  if (options.batch != 1) {
+    TESSEL_ASSIGN_OR_RETURN(calibrated, (*e)->build({.batch = 1, .seed = options.seed}));
+  }
+  graph::Graph& one = options.batch == 1 ? g : calibrated;
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<runtime::NDArray> inputs,
+                          NetworkInputs(name, one, options.seed));
+  TESSEL_RETURN_IF_ERROR(CalibrateBatchNorm(one, inputs));
+  if (options.batch == 1) return g;
+  std::map<std::string, graph::ValueId> by_name;
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    by_name[g.values[i].name] = static_cast<graph::ValueId>(i);
+  }
+  for (const graph::Node& node : one.nodes) {
+    if (node.op != "batch_norm") continue;
+    for (size_t k : {3, 4}) {
+      const graph::Value& v = one.value(node.inputs[k]);
+      g.values[static_cast<size_t>(by_name.at(v.name))].data = v.data;
+    }
+  }
+  return g;
+}
+
+absl::StatusOr<std::vector<runtime::NDArray>> NetworkInputs(const std::string& name,
+                                                            const graph::Graph& g, uint32_t seed) {
+  absl::StatusOr<const Entry*> e = Find(name);
+  if (!e.ok()) return e.status();
+  std::mt19937 rng(seed);
+  std::vector<runtime::NDArray> inputs;
+  for (graph::ValueId id : g.inputs) {
+    const graph::TensorType& t = g.type(id);
+    runtime::NDArray a = runtime::NDArray::Empty(t.shape, t.dtype);
+    if (t.dtype.code == kDLInt && t.dtype.bits == 32) {
+      std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>((*e)->input_low),
+                                                  static_cast<int32_t>((*e)->input_high) - 1);
+      for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int32_t>()[i] = draw(rng);
+    } else if (t.dtype.code == kDLFloat && t.dtype.bits == 32) {
+      std::uniform_real_distribution<float> draw(static_cast<float>((*e)->input_low),
+                                                 static_cast<float>((*e)->input_high));
+      for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = draw(rng);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("network ", name, ": input '",
+                                                     g.value(id).name, "' has type ", t.ToString(),
+                                                     ", not one this network takes"));
+    }
+    inputs.push_back(std::move(a));
+  }
+  return inputs;
+}
+
+}  // namespace tessel::workloads::networks
