@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "compiler/ir/dl_type.h"
 #include "compiler/support/check.h"
 
 namespace tessel::ops {
@@ -31,8 +32,8 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
   if (it != Registry().end()) return it->second.get();
   std::vector<std::string> names;
   for (const auto& [n, t] : Registry()) names.push_back(n);
-  return absl::NotFoundError(absl::StrCat("no schedule template named '", name,
-                                          "'; known: ", absl::StrJoin(names, ", ")));
+  return absl::NotFoundError(
+      absl::StrCat("no schedule template named '", name, "'; known: ", absl::StrJoin(names, ", ")));
 }
 
 std::vector<const Template*> AllTemplates() {
@@ -51,6 +52,34 @@ absl::StatusOr<Instantiated> InstantiateFallback(const Template& t, const OpArgs
   absl::StatusOr<OpProgram> program = t.instantiate(config, args, facts);
   if (!program.ok()) return program.status();
   return Instantiated{*std::move(space), std::move(config), *std::move(program)};
+}
+
+void AppendTailInputs(OpProgram& p, const OutputTail& tail) {
+  const size_t num_inputs = p.args.size() - static_cast<size_t>(p.num_outputs);
+  const size_t logical_inputs = p.logical_inputs.size();
+  p.args.insert(p.args.begin() + static_cast<std::ptrdiff_t>(num_inputs), tail.inputs.begin(),
+                tail.inputs.end());
+  for (const te::Tensor& t : tail.inputs) {
+    TensorSpec spec{t.name(), {}, ir::ToDLType(t.dtype())};
+    for (const ir::Expr& e : t.shape()) {
+      const ir::IntImmNode* imm = e.as<ir::IntImmNode>();
+      TESSEL_CHECK(imm != nullptr) << "tail input " << spec.name << " has a symbolic shape";
+      spec.shape.push_back(imm->value);
+    }
+    p.logical_inputs.push_back(std::move(spec));
+  }
+  if (p.prepare) {
+    p.prepare = [own = std::move(p.prepare),
+                 logical_inputs](const std::vector<runtime::NDArray>& in)
+        -> absl::StatusOr<std::vector<runtime::NDArray>> {
+      std::vector<runtime::NDArray> mine(in.begin(),
+                                         in.begin() + static_cast<std::ptrdiff_t>(logical_inputs));
+      absl::StatusOr<std::vector<runtime::NDArray>> out = own(mine);
+      if (!out.ok()) return out.status();
+      out->insert(out->end(), in.begin() + static_cast<std::ptrdiff_t>(logical_inputs), in.end());
+      return out;
+    };
+  }
 }
 
 }  // namespace tessel::ops

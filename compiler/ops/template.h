@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ops/op_args.h"
+#include "compiler/ops/output_tail.h"
 #include "compiler/ops/target_facts.h"
 #include "compiler/runtime/ndarray.h"
 #include "compiler/schedule/schedule.h"
@@ -63,10 +64,20 @@ struct Template {
   std::function<search::Config(const search::ConfigSpace&, const OpArgs&, const TargetFacts&)>
       fallback;
   // The program for one config of space(args, facts).
-  std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&,
-                                          const TargetFacts&)>
+  std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&, const TargetFacts&)>
       instantiate;
+  // Optional (complex-out-fusable operators): the same program with an element-wise tail fused
+  // into its output stage (output_tail.h). Same space and configs; the program takes the tail's
+  // inputs after its own (AppendTailInputs) and its output holds tail(value).
+  std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&, const TargetFacts&,
+                                          const OutputTail&)>
+      instantiate_with_tail = nullptr;
 };
+
+// For instantiate_with_tail: adds the tail's inputs to a program whose output applies the tail:
+// to its args before the outputs, to its logical inputs, and to prepare (passed through as they
+// are).
+void AppendTailInputs(OpProgram& p, const OutputTail& tail);
 
 // Registration, once per name (a second registration of a name is a bug and fails a check).
 // Template libraries register from a static initializer (TESSEL_REGISTER_TEMPLATE) and are
@@ -91,7 +102,6 @@ absl::StatusOr<Instantiated> InstantiateFallback(const Template& t, const OpArgs
 #define TESSEL_TEMPLATE_CONCAT_INNER(a, b) a##b
 #define TESSEL_TEMPLATE_CONCAT(a, b) TESSEL_TEMPLATE_CONCAT_INNER(a, b)
 // TESSEL_REGISTER_TEMPLATE(MakeConv2dNchwcTemplate());  at namespace scope in a .cc file.
-#define TESSEL_REGISTER_TEMPLATE(make)                                                      \
-  [[maybe_unused]] static const bool TESSEL_TEMPLATE_CONCAT(tessel_template_registered_, \
-                                                            __LINE__) =                    \
-      (::tessel::ops::RegisterTemplate(make), true)
+#define TESSEL_REGISTER_TEMPLATE(make)                       \
+  [[maybe_unused]] static const bool TESSEL_TEMPLATE_CONCAT( \
+      tessel_template_registered_, __LINE__) = (::tessel::ops::RegisterTemplate(make), true)

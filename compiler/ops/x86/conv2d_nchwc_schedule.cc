@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "compiler/ir/op.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
@@ -117,8 +118,13 @@ Conv2dNchwcKnobs ReadConv2dNchwcKnobs(const search::Config& config) {
   return k;
 }
 
+std::vector<ir::Expr> NchwcToLogical(const std::vector<ir::Expr>& blocked, int64_t block) {
+  TESSEL_CHECK(blocked.size() == 5) << "an NCHW[x]c index has 5 entries, got " << blocked.size();
+  return {blocked[0], blocked[1] * nn::Dim(block) + blocked[4], blocked[2], blocked[3]};
+}
+
 absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c,
-                                 const Conv2dNchwcKnobs& k) {
+                                 const Conv2dNchwcKnobs& k, const te::Tensor& stored) {
   // The padded input: rows in parallel, channel blocks vectorized.
   const bool padded = c.pad.op().as<te::ComputeOpNode>() != nullptr;
   if (padded && !k.pad_at_tile) {
@@ -131,8 +137,10 @@ absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c
   }
 
   TESSEL_ASSIGN_OR_RETURN(te::Tensor acc, s.cache_write(c.out, "local"));
-  Stage out = s[c.out];
-  const auto& oa = Axes(c.out);  // n, occ, oh, ow, ocb
+  // With a tail, its stage takes the output loops and reads the accumulators directly.
+  if (!stored.op().same_as(c.out.op())) TESSEL_RETURN_IF_ERROR(s[c.out].compute_inline());
+  Stage out = s[stored];
+  const auto& oa = Axes(stored);  // n, occ, oh, ow, ocb
   TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult ow, out.split(oa[3], static_cast<int>(k.reg_n)));
   // reg_h 1 leaves oh unsplit: the loop nest (and its names) of the one-row tile.
   ir::IterVar rows_outer = oa[2];

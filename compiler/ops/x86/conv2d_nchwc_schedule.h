@@ -52,9 +52,13 @@ search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::C
                                    const TargetFacts& facts);
 Conv2dNchwcKnobs ReadConv2dNchwcKnobs(const search::Config& config);
 
-// Schedules c (made with the knobs' icb and ocb) in s.
+// Schedules c (made with the knobs' icb and ocb) in s. `stored`: the tensor the program stores,
+// c.out itself, or c.out with a fused tail (ApplyTail; c.out is then computed inline in it).
 absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c,
-                                 const Conv2dNchwcKnobs& knobs);
+                                 const Conv2dNchwcKnobs& knobs, const te::Tensor& stored);
+
+// The logical (NCHW) index of an element [n, oc / ocb, oh, ow, ocb] of a blocked output.
+std::vector<ir::Expr> NchwcToLogical(const std::vector<ir::Expr>& blocked, int64_t block);
 
 // The largest divisor of n that is at most limit (1 at least).
 int64_t LargestDivisorAtMost(int64_t n, int64_t limit);

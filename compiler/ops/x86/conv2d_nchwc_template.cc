@@ -35,15 +35,21 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
   return Conv2dNchwcFallback(space, *ReadAttrs(args), facts);
 }
 
-absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
-                                      const TargetFacts&) {
+// The program, with `tail` fused into its output stage when given.
+absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
+                                              const TargetFacts&, const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
   nn::Conv2dNchwc c = nn::MakeConv2dNchwc(a, k.icb, k.ocb);
+  te::Tensor stored = c.out;
+  if (tail != nullptr) {
+    stored = ApplyTail(c.out, *tail,
+                       [&](const std::vector<ir::Expr>& i) { return NchwcToLogical(i, k.ocb); });
+  }
   OpProgram p;
-  p.schedule = schedule::create_schedule({c.out.op()});
-  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(p.schedule, c, k));
-  p.args = {c.data, c.weight, c.out};
+  p.schedule = schedule::create_schedule({stored.op()});
+  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(p.schedule, c, k, stored));
+  p.args = {c.data, c.weight, stored};
   p.flops = a.flops();
   p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.oc, a.ic, a.kh, a.kw}}};
   p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
@@ -56,13 +62,22 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
     return std::vector<runtime::NDArray>{UnpackChannels(out[0])};
   };
+  if (tail != nullptr) AppendTailInputs(p, *tail);
   return p;
 }
 
 Template Make() {
   return Template{
-      kName, "conv2d", "conv2d in NCHW[x]c: register tile of output rows x width x channel block",
-      Space, Fallback, Instantiate};
+      kName,
+      "conv2d",
+      "conv2d in NCHW[x]c: register tile of output rows x width x channel block",
+      Space,
+      Fallback,
+      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
+        return InstantiateWithTail(config, args, facts, nullptr);
+      },
+      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts,
+         const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

@@ -47,7 +47,7 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   c.data = data;
   OpProgram p;
   p.schedule = schedule::create_schedule({c.out.op()});
-  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(p.schedule, c, k));
+  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(p.schedule, c, k, c.out));
   p.args = {c.data, c.weight, c.out};
   p.flops = a.flops();
   p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.ic, a.oc, a.kh, a.kw}}};

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "compiler/ir/expr.h"
+#include "compiler/te/tensor.h"
+
+// Operator fusion inside a kernel: an element-wise tail (bias add, activation, residual add, ...)
+// applied to each element of a complex operator's output in the operator's own output stage, so
+// it costs no extra pass over memory (the paper's complex-out-fusable rule). The graph compiler
+// builds the tail from a fusion group's element-wise and broadcast nodes; templates that accept
+// one (Template::instantiate_with_tail) store tail(value) where they stored value.
+namespace tessel::ops {
+
+struct OutputTail {
+  // What the tail reads besides the operator's output: placeholders in logical layouts. The
+  // program takes them after its own inputs; prepare passes them through unchanged.
+  std::vector<te::Tensor> inputs;
+  // The value to store for one output element, from the operator's result there (`value`) and
+  // the element's logical index (the output form of compiler/ops/OPERATORS.md).
+  std::function<ir::Expr(ir::Expr value, const std::vector<ir::Expr>& logical)> apply;
+};
+
+// The logical index of an element of a program's output from its index there (identity for
+// programs that give the logical form; NCHW[x]c -> NCHW for blocked ones).
+using LogicalIndexFn = std::function<std::vector<ir::Expr>(const std::vector<ir::Expr>&)>;
+
+// out with the tail applied element by element: the same shape and layout as out, named
+// "<out's name>_tail". Scheduled as the output in out's place, with out computed inline.
+te::Tensor ApplyTail(const te::Tensor& out, const OutputTail& tail, const LogicalIndexFn& logical);
+
+}  // namespace tessel::ops
