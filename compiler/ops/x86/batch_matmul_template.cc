@@ -6,6 +6,10 @@
 // tile then streams one contiguous panel, at the price of one pass over b), 0 reads b in place
 // (rows n apart; free for small m, where a pass over b costs as much as the product). Reading
 // in place needs tiles that divide n (filter "pack_b"), since tiles past n would read outside b.
+//
+// A fused tail (instantiate_with_tail) takes the output stage's loops (the cropped result,
+// inlined into it): it reads the register tile's accumulators and stores tail(value), columns
+// vectorized. The output is logical, so is its index.
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ir/op.h"
@@ -52,6 +56,50 @@ std::vector<ir::Expr> Dims(const std::vector<int64_t>& shape) {
   return out;
 }
 
+// The program of template `name`, with `tail` fused into its output stage when given.
+absl::StatusOr<OpProgram> Instantiate(const char* name, bool batched, const search::Config& config,
+                                      const OpArgs& args, const TargetFacts& facts,
+                                      const OutputTail* tail) {
+  TESSEL_ASSIGN_OR_RETURN(MatmulArgs a, ReadArgs(name, batched, args));
+  const MatrixTiles t = ReadMatrixTiles(config);
+  const bool pack = config.knob("pack_b") == 1;
+  if (!pack && t.padded_n() != a.n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": pack_b=0 needs column tiles that divide n, config ", config.ToString()));
+  }
+  te::Tensor A = te::placeholder(Dims(Shape(a, {a.m, a.k})), ir::kFloat32, "A");
+  te::Tensor B = te::placeholder(Dims(Shape(a, {a.k, a.n})), ir::kFloat32, "B");
+  te::Tensor rows = A;
+  if (t.padded_m() != a.m) rows = nn::PadZeros(A, Shape(a, {t.padded_m(), a.k}), "A_padded");
+  te::Tensor acc, packed;
+  if (pack) {
+    packed = nn::PackColumns(B, t.cols(), t.padded_n() / t.cols(), "B_packed");
+    acc = nn::BatchMatmulPacked(rows, packed, t.padded_n(), "matmul_acc");
+  } else {
+    acc = nn::BatchMatmul(rows, B, "matmul_acc");
+  }
+  te::Tensor out = nn::CropBias(acc, Shape(a, {a.m, a.n}), te::Tensor(), "matmul");
+  te::Tensor stored = out;
+  if (tail != nullptr) {
+    stored = ApplyTail(out, *tail, [](const std::vector<ir::Expr>& i) { return i; });
+  }
+
+  OpProgram p;
+  p.schedule = schedule::create_schedule({stored.op()});
+  if (tail != nullptr) TESSEL_RETURN_IF_ERROR(p.schedule[out].compute_inline());
+  TESSEL_RETURN_IF_ERROR(ScheduleMatrixTiles(p.schedule, stored.op(), {acc}, t, facts));
+  if (!te::SameTensor(rows, A)) {
+    TESSEL_RETURN_IF_ERROR(ScheduleCopyStage(p.schedule, rows, facts));
+  }
+  if (pack) TESSEL_RETURN_IF_ERROR(ScheduleCopyStage(p.schedule, packed, facts));
+  p.args = {A, B, stored};
+  p.flops = 2.0 * std::max<int64_t>(a.batch, 1) * a.m * a.n * a.k;
+  p.logical_inputs = {{"A", Shape(a, {a.m, a.k})}, {"B", Shape(a, {a.k, a.n})}};
+  p.logical_outputs = {{"out", Shape(a, {a.m, a.n})}};
+  if (tail != nullptr) AppendTailInputs(p, *tail);
+  return p;
+}
+
 Template MakeTemplate(const char* name, bool batched) {
   Template t;
   t.name = name;
@@ -81,39 +129,12 @@ Template MakeTemplate(const char* name, bool batched) {
     return ConfigFromKnobs(space, knobs);
   };
   t.instantiate = [name, batched](const search::Config& config, const OpArgs& args,
-                                  const TargetFacts& facts) -> absl::StatusOr<OpProgram> {
-    TESSEL_ASSIGN_OR_RETURN(MatmulArgs a, ReadArgs(name, batched, args));
-    const MatrixTiles t = ReadMatrixTiles(config);
-    const bool pack = config.knob("pack_b") == 1;
-    if (!pack && t.padded_n() != a.n) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name, ": pack_b=0 needs column tiles that divide n, config ", config.ToString()));
-    }
-    te::Tensor A = te::placeholder(Dims(Shape(a, {a.m, a.k})), ir::kFloat32, "A");
-    te::Tensor B = te::placeholder(Dims(Shape(a, {a.k, a.n})), ir::kFloat32, "B");
-    te::Tensor rows = A;
-    if (t.padded_m() != a.m) rows = nn::PadZeros(A, Shape(a, {t.padded_m(), a.k}), "A_padded");
-    te::Tensor acc, packed;
-    if (pack) {
-      packed = nn::PackColumns(B, t.cols(), t.padded_n() / t.cols(), "B_packed");
-      acc = nn::BatchMatmulPacked(rows, packed, t.padded_n(), "matmul_acc");
-    } else {
-      acc = nn::BatchMatmul(rows, B, "matmul_acc");
-    }
-    te::Tensor out = nn::CropBias(acc, Shape(a, {a.m, a.n}), te::Tensor(), "matmul");
-
-    OpProgram p;
-    p.schedule = schedule::create_schedule({out.op()});
-    TESSEL_RETURN_IF_ERROR(ScheduleMatrixTiles(p.schedule, out.op(), {acc}, t, facts));
-    if (!te::SameTensor(rows, A)) {
-      TESSEL_RETURN_IF_ERROR(ScheduleCopyStage(p.schedule, rows, facts));
-    }
-    if (pack) TESSEL_RETURN_IF_ERROR(ScheduleCopyStage(p.schedule, packed, facts));
-    p.args = {A, B, out};
-    p.flops = 2.0 * std::max<int64_t>(a.batch, 1) * a.m * a.n * a.k;
-    p.logical_inputs = {{"A", Shape(a, {a.m, a.k})}, {"B", Shape(a, {a.k, a.n})}};
-    p.logical_outputs = {{"out", Shape(a, {a.m, a.n})}};
-    return p;
+                                  const TargetFacts& facts) {
+    return Instantiate(name, batched, config, args, facts, nullptr);
+  };
+  t.instantiate_with_tail = [name, batched](const search::Config& config, const OpArgs& args,
+                                            const TargetFacts& facts, const OutputTail& tail) {
+    return Instantiate(name, batched, config, args, facts, &tail);
   };
   return t;
 }

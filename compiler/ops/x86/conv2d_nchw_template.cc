@@ -5,6 +5,9 @@
 //   unroll_kw  1: unroll the kernel-width loop
 // Loop nest: parallel over (n, oc / ocn, oh); ow / owv; the reduction (ic, kh, kw); ocn
 // (unrolled); owv (vectorized). The padded input is a separate stage, parallel over its rows.
+// A fused tail (instantiate_with_tail) takes the output stage's loops, the convolution inlined
+// into it: it reads the accumulators and stores tail(value), owv vectorized (logical index: the
+// output's own).
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
@@ -49,16 +52,18 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
   return *config;
 }
 
-absl::Status Apply(schedule::Schedule& s, const nn::Conv2dNchw& c, int64_t ocn, int64_t owv,
-                   bool unroll_kw) {
+// `stored`: c.out, or c.out with a fused tail (c.out is then computed inline in it).
+absl::Status Apply(schedule::Schedule& s, const nn::Conv2dNchw& c, const te::Tensor& stored,
+                   int64_t ocn, int64_t owv, bool unroll_kw) {
   Stage pad = s[c.pad];
   const auto& pa = Axes(c.pad);
   TESSEL_ASSIGN_OR_RETURN(ir::IterVar prow, pad.fuse(pa[0], pa[1]));
   TESSEL_RETURN_IF_ERROR(pad.parallel(prow));
 
   TESSEL_ASSIGN_OR_RETURN(te::Tensor acc, s.cache_write(c.out, "local"));
-  Stage out = s[c.out];
-  const auto& oa = Axes(c.out);  // n, oc, oh, ow
+  if (!stored.op().same_as(c.out.op())) TESSEL_RETURN_IF_ERROR(s[c.out].compute_inline());
+  Stage out = s[stored];
+  const auto& oa = Axes(stored);  // n, oc, oh, ow
   TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult oc, out.split(oa[1], static_cast<int>(ocn)));
   TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult ow, out.split(oa[3], static_cast<int>(owv)));
   TESSEL_RETURN_IF_ERROR(out.reorder({oa[0], oc.outer, oa[2], ow.outer, oc.inner, ow.inner}));
@@ -79,26 +84,40 @@ absl::Status Apply(schedule::Schedule& s, const nn::Conv2dNchw& c, int64_t ocn, 
   return absl::OkStatus();
 }
 
-absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
-                                      const TargetFacts&) {
+// The program, with `tail` fused into its output stage when given.
+absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
+                                              const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(kName, args));
   nn::Conv2dNchw c = nn::MakeConv2dNchw(a);
+  te::Tensor stored = c.out;
+  if (tail != nullptr) {
+    stored = ApplyTail(c.out, *tail, [](const std::vector<ir::Expr>& i) { return i; });
+  }
   OpProgram p;
-  p.schedule = schedule::create_schedule({c.out.op()});
-  TESSEL_RETURN_IF_ERROR(Apply(p.schedule, c, config.split("tile_oc")[1],
+  p.schedule = schedule::create_schedule({stored.op()});
+  TESSEL_RETURN_IF_ERROR(Apply(p.schedule, c, stored, config.split("tile_oc")[1],
                                config.split("tile_ow")[1], config.knob("unroll_kw") != 0));
-  p.args = {c.data, c.weight, c.out};
+  p.args = {c.data, c.weight, stored};
   p.flops = a.flops();
   p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}},
                       {"weight", {a.oc, a.ic / a.groups, a.kh, a.kw}}};
   p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
+  if (tail != nullptr) AppendTailInputs(p, *tail);
   return p;
 }
 
 Template Make() {
-  return Template{kName, "conv2d",
-                  "direct conv2d in NCHW, any groups: channel tile x vectorized output columns",
-                  Space, Fallback, Instantiate};
+  return Template{
+      kName,
+      "conv2d",
+      "direct conv2d in NCHW, any groups: channel tile x vectorized output columns",
+      Space,
+      Fallback,
+      [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+        return InstantiateWithTail(config, args, nullptr);
+      },
+      [](const search::Config& config, const OpArgs& args, const TargetFacts&,
+         const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

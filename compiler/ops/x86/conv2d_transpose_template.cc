@@ -3,7 +3,8 @@
 // scheduled as conv2d_nchwc.x86 (same knobs). The zero-inserted input is one parallel stage;
 // the weight is flipped and packed once in prepare. The inserted zeros cost multiplies (stride^2
 // times the useful work): DCGAN's layers are small, and the direct NCHWc kernel is fast enough
-// that this stays the simpler route.
+// that this stays the simpler route. A fused tail (instantiate_with_tail) sits in the output
+// stage as in conv2d_nchwc.x86 (logical index NCHW, NchwcToLogical).
 #include "compiler/ir/op.h"
 #include "compiler/ops/host_layout.h"
 #include "compiler/ops/nn/conv2d.h"
@@ -30,8 +31,9 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                              facts);
 }
 
-absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
-                                      const TargetFacts&) {
+// The program, with `tail` fused into its output stage when given.
+absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
+                                              const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dTransposeAttrs a, nn::ReadConv2dTransposeAttrs(kName, args));
   const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
   const nn::Conv2dAttrs conv = a.EquivalentConv();
@@ -45,10 +47,15 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   on_padded.pad = {0, 0, 0, 0};
   nn::Conv2dNchwc c = nn::MakeConv2dNchwcOn(padded, on_padded, k.icb, k.ocb);
   c.data = data;
+  te::Tensor stored = c.out;
+  if (tail != nullptr) {
+    stored = ApplyTail(c.out, *tail,
+                       [&](const std::vector<ir::Expr>& i) { return NchwcToLogical(i, k.ocb); });
+  }
   OpProgram p;
-  p.schedule = schedule::create_schedule({c.out.op()});
-  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(p.schedule, c, k, c.out));
-  p.args = {c.data, c.weight, c.out};
+  p.schedule = schedule::create_schedule({stored.op()});
+  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(p.schedule, c, k, stored));
+  p.args = {c.data, c.weight, stored};
   p.flops = a.flops();
   p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.ic, a.oc, a.kh, a.kw}}};
   p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
@@ -61,13 +68,22 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
     return std::vector<runtime::NDArray>{UnpackChannels(out[0])};
   };
+  if (tail != nullptr) AppendTailInputs(p, *tail);
   return p;
 }
 
 Template Make() {
-  return Template{kName, "conv2d_transpose",
-                  "conv2d_transpose as a stride-1 NCHW[x]c convolution of the zero-inserted input",
-                  Space, Fallback, Instantiate};
+  return Template{
+      kName,
+      "conv2d_transpose",
+      "conv2d_transpose as a stride-1 NCHW[x]c convolution of the zero-inserted input",
+      Space,
+      Fallback,
+      [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+        return InstantiateWithTail(config, args, nullptr);
+      },
+      [](const search::Config& config, const OpArgs& args, const TargetFacts&,
+         const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

@@ -103,10 +103,12 @@ absl::Status ScheduleGemm(schedule::Schedule& s, const WinogradConv& c, const Wi
 }
 
 // Y: per (tile, output channel block) the m x m inverse transform, channel block vectorized.
+// With a tail, its stage takes these loops and computes the transform inline.
 absl::Status ScheduleInverse(schedule::Schedule& s, const WinogradConv& c, const WinogradKnobs& k,
                              const TargetFacts& facts) {
-  Stage st = s[c.out];
-  const auto& ax = Axes(c.out);  // n, ob, th, vh, tw, vw, c
+  if (!c.stored.op().same_as(c.out.op())) TESSEL_RETURN_IF_ERROR(s[c.out].compute_inline());
+  Stage st = s[c.stored];
+  const auto& ax = Axes(c.stored);  // n, ob, th, vh, tw, vw, c
   if (k.transform_order == 0) {
     TESSEL_RETURN_IF_ERROR(st.reorder({ax[0], ax[1], ax[2], ax[4], ax[3], ax[5], ax[6]}));
     TESSEL_RETURN_IF_ERROR(FuseParallel(st, {ax[0], ax[1], ax[2]}, facts));
@@ -274,7 +276,22 @@ WinogradConv MakeWinogradConv(const nn::Conv2dAttrs& a, const WinogradKnobs& k,
   c.v = nn::WinogradDataTransform(c.padded, c.mats, c.geo, l.tiles_padded);
   c.m = nn::WinogradBatchedGemm(c.v, c.weight);
   c.out = nn::WinogradInverseTransform(c.m, c.mats, c.geo, l.block);
+  c.stored = c.out;
   return c;
+}
+
+std::vector<ir::Expr> WinogradToLogical(const std::vector<ir::Expr>& tiled,
+                                        const nn::WinogradGeometry& geo, int64_t block) {
+  TESSEL_CHECK(tiled.size() == 7) << "a tiled Winograd index has 7 entries, got " << tiled.size();
+  const nn::Conv2dAttrs& a = geo.conv;
+  auto dim = [](int64_t v) { return ir::IntImm(ir::kInt32, v); };
+  // i, kept below extent when the whole tiles or blocks (padded) go past it.
+  auto clamp = [&](ir::Expr i, int64_t extent, int64_t padded) {
+    return padded > extent ? ir::min(std::move(i), dim(extent - 1)) : i;
+  };
+  return {tiled[0], clamp(tiled[1] * dim(block) + tiled[6], a.oc, RoundUp(a.oc, block)),
+          clamp(tiled[2] * dim(geo.m) + tiled[3], a.oh(), geo.tiles_h() * geo.m),
+          clamp(tiled[4] * dim(geo.m) + tiled[5], a.ow(), geo.tiles_w() * geo.m)};
 }
 
 absl::Status ScheduleWinogradStage(schedule::Schedule& s, const WinogradConv& c,

@@ -3,6 +3,7 @@
 #include <absl/status/status.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/winograd.h"
@@ -63,6 +64,9 @@ struct WinogradConv {
   te::Tensor data;    // input: [n, ic_padded / block, h, w, block]
   te::Tensor weight;  // input: [alpha, alpha, oc_padded / tile_oc, ic_padded, tile_oc]
   te::Tensor padded, v, m, out;
+  // What the program stores: out, or out with a fused tail (ApplyTail with WinogradToLogical;
+  // out is then computed inline in it and the tail stage takes the inverse transform's loops).
+  te::Tensor stored;
 };
 
 // Declares the knobs for conv2d attributes a (already checked: 3x3, stride 1, groups 1).
@@ -75,12 +79,19 @@ search::Config Conv2dWinogradFallback(const search::ConfigSpace& space, const nn
 
 WinogradLayout MakeWinogradLayout(const nn::Conv2dAttrs& a, const WinogradKnobs& k,
                                   const TargetFacts& facts);
-// The computes for a and k (inputs as placeholders).
+// The computes for a and k (inputs as placeholders); stored is out.
 WinogradConv MakeWinogradConv(const nn::Conv2dAttrs& a, const WinogradKnobs& k,
                               const TargetFacts& facts);
 // Schedules every stage of c in s (a schedule of c.out).
 absl::Status ScheduleConv2dWinograd(schedule::Schedule& s, const WinogradConv& c,
                                     const WinogradKnobs& k, const TargetFacts& facts);
+
+// The logical (NCHW) index of an element [n, oc / block, th, vh, tw, vw, block] of the output
+// in whole tiles. The tiles' overhang past oh, ow and the padded channels past oc (which finish
+// crops) are clamped to the last logical row, column and channel, so that a tail reads in
+// bounds there; each clamp is left out when nothing overhangs.
+std::vector<ir::Expr> WinogradToLogical(const std::vector<ir::Expr>& tiled,
+                                        const nn::WinogradGeometry& geo, int64_t block);
 
 // One stage alone, as ScheduleConv2dWinograd schedules it (for timing the stages apart: s holds
 // that stage, the ones before it as inputs or, for kData, with c.padded).

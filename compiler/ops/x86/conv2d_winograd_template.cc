@@ -5,7 +5,10 @@
 // The program takes data in NCHW{lanes}c (channels zero-padded) and the transformed weight
 // U[alpha][alpha][oc / tile_oc][ic][tile_oc], and gives the output in whole m x m tiles,
 // NCHW{lanes}c; prepare packs the data and transforms the weight on the host (in double),
-// finish crops the tiles' overhang and the padded channels back to NCHW.
+// finish crops the tiles' overhang and the padded channels back to NCHW. A fused tail
+// (instantiate_with_tail) sits in the inverse transform's stage, which writes the output: it
+// applies to each transformed value before the store, channel block vectorized, at the logical
+// index WinogradToLogical gives (clamped in the overhang, whose values finish drops).
 #include <absl/strings/str_cat.h>
 
 #include <algorithm>
@@ -91,15 +94,23 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
   return Conv2dWinogradFallback(space, *ReadAttrs(args), facts);
 }
 
-absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
-                                      const TargetFacts& facts) {
+// The program, with `tail` fused into its output stage when given.
+absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
+                                              const TargetFacts& facts, const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   const WinogradKnobs k = ReadWinogradKnobs(config);
   WinogradConv c = MakeWinogradConv(a, k, facts);
+  if (tail != nullptr) {
+    const nn::WinogradGeometry geo = c.geo;
+    const int64_t block = c.layout.block;
+    c.stored = ApplyTail(c.out, *tail, [&geo, block](const std::vector<ir::Expr>& i) {
+      return WinogradToLogical(i, geo, block);
+    });
+  }
   OpProgram p;
-  p.schedule = schedule::create_schedule({c.out.op()});
+  p.schedule = schedule::create_schedule({c.stored.op()});
   TESSEL_RETURN_IF_ERROR(ScheduleConv2dWinograd(p.schedule, c, k, facts));
-  p.args = {c.data, c.weight, c.out};
+  p.args = {c.data, c.weight, c.stored};
   p.flops = a.flops();  // the direct convolution's, so GFLOPS compare with direct schedules
   p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.oc, a.ic, 3, 3}}};
   p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
@@ -119,13 +130,22 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
     return std::vector<runtime::NDArray>{UnpackOutput(out[0], a)};
   };
+  if (tail != nullptr) AppendTailInputs(p, *tail);
   return p;
 }
 
 Template Make() {
   return Template{
-      kName, "conv2d", "3x3 stride-1 conv2d by Winograd F(2x2|4x4, 3x3), weights pre-transformed",
-      Space, Fallback, Instantiate};
+      kName,
+      "conv2d",
+      "3x3 stride-1 conv2d by Winograd F(2x2|4x4, 3x3), weights pre-transformed",
+      Space,
+      Fallback,
+      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
+        return InstantiateWithTail(config, args, facts, nullptr);
+      },
+      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts,
+         const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

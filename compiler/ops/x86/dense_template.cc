@@ -7,6 +7,10 @@
 // it is a constant, which a graph compiler packs once when it compiles the model, so the packing
 // is no part of the operator's time (a stage would repack it on every call). The data is an
 // activation: when the row tiles do not divide m, a stage pads it with zero rows.
+//
+// A fused tail (instantiate_with_tail) takes the output stage's loops (the cropped [m, n] result
+// with the bias, inlined into it): it reads the register tile's accumulators and stores
+// tail(value), columns vectorized. The output is logical, so is its index.
 
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/batch_matmul.h"
@@ -55,8 +59,9 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
   return ConfigFromKnobs(space, knobs);
 }
 
-absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
-                                      const TargetFacts& facts) {
+// The program, with `tail` fused into its output stage when given.
+absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
+                                              const TargetFacts& facts, const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
   const MatrixTiles t = ReadMatrixTiles(config);
   const int64_t bn = t.cols(), panels = t.padded_n() / bn, np = t.padded_n();
@@ -73,16 +78,21 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   te::Tensor acc = panel_layout ? nn::DensePacked(rows, packed, np, "dense_acc")
                                 : nn::BatchMatmul(rows, packed, "dense_acc");
   te::Tensor out = nn::CropBias(acc, {a.m, a.n}, bias, "dense");
+  te::Tensor stored = out;
+  if (tail != nullptr) {
+    stored = ApplyTail(out, *tail, [](const std::vector<ir::Expr>& i) { return i; });
+  }
 
   OpProgram p;
-  p.schedule = schedule::create_schedule({out.op()});
-  TESSEL_RETURN_IF_ERROR(ScheduleMatrixTiles(p.schedule, out.op(), {acc}, t, facts));
+  p.schedule = schedule::create_schedule({stored.op()});
+  if (tail != nullptr) TESSEL_RETURN_IF_ERROR(p.schedule[out].compute_inline());
+  TESSEL_RETURN_IF_ERROR(ScheduleMatrixTiles(p.schedule, stored.op(), {acc}, t, facts));
   if (!te::SameTensor(rows, data)) {
     TESSEL_RETURN_IF_ERROR(ScheduleCopyStage(p.schedule, rows, facts));
   }
   p.args = {data, packed};
   if (a.bias) p.args.push_back(bias);
-  p.args.push_back(out);
+  p.args.push_back(stored);
   p.flops = 2.0 * a.m * a.n * a.k + (a.bias ? 1.0 * a.m * a.n : 0.0);
   p.logical_inputs = {{"data", {a.m, a.k}}, {"weight", {a.n, a.k}}};
   if (a.bias) p.logical_inputs.push_back({"bias", {a.n}});
@@ -93,16 +103,22 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
     out[1] = panel_layout ? nn::PackRowPanels(in[1], bn, panels) : nn::TransposeRows(in[1], np);
     return out;
   };
+  if (tail != nullptr) AppendTailInputs(p, *tail);
   return p;
 }
 
 Template MakeDenseTemplate() {
-  return Template{kName,
-                  "dense",
-                  "dense in register tiles over a weight packed into panels (AutoTVM's dense_pack)",
-                  Space,
-                  Fallback,
-                  Instantiate};
+  return Template{
+      kName,
+      "dense",
+      "dense in register tiles over a weight packed into panels (AutoTVM's dense_pack)",
+      Space,
+      Fallback,
+      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
+        return InstantiateWithTail(config, args, facts, nullptr);
+      },
+      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts,
+         const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); }};
 }
 
 }  // namespace

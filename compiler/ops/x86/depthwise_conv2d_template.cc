@@ -9,6 +9,9 @@
 //                  it (it stays in L1; windows overlap, so about kh / stride copies of each);
 //                  0: pad the whole input first, in parallel (one extra pass over memory)
 // Loop nest: parallel over (n, c / cb, oh); ow / reg_n; kh, kw; reg_n; cb.
+// A fused tail (instantiate_with_tail) takes the output stage's loops, the depthwise result
+// inlined into it: it reads the register tile's accumulators and stores tail(value), cb
+// vectorized; its logical index is NCHW (NchwcToLogical).
 #include "compiler/ops/host_layout.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/shape.h"
@@ -68,15 +71,17 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
   return *config;
 }
 
-absl::Status Apply(schedule::Schedule& s, const nn::DepthwiseNchwc& c, int64_t reg_n,
-                   bool unroll_kernel, bool pad_at_row) {
+// `stored`: c.out, or c.out with a fused tail (c.out is then computed inline in it).
+absl::Status Apply(schedule::Schedule& s, const nn::DepthwiseNchwc& c, const te::Tensor& stored,
+                   int64_t reg_n, bool unroll_kernel, bool pad_at_row) {
   Stage pad = s[c.pad];
   const auto& pa = Axes(c.pad);
   TESSEL_RETURN_IF_ERROR(pad.vectorize(pa[4]));
 
   TESSEL_ASSIGN_OR_RETURN(te::Tensor acc, s.cache_write(c.out, "local"));
-  Stage out = s[c.out];
-  const auto& oa = Axes(c.out);  // n, cc, oh, ow, cb
+  if (!stored.op().same_as(c.out.op())) TESSEL_RETURN_IF_ERROR(s[c.out].compute_inline());
+  Stage out = s[stored];
+  const auto& oa = Axes(stored);  // n, cc, oh, ow, cb
   TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult ow, out.split(oa[3], static_cast<int>(reg_n)));
   TESSEL_RETURN_IF_ERROR(out.reorder({oa[0], oa[1], oa[2], ow.outer, ow.inner, oa[4]}));
   TESSEL_ASSIGN_OR_RETURN(ir::IterVar rows, out.fuse(oa[0], oa[1]));
@@ -106,17 +111,23 @@ absl::Status Apply(schedule::Schedule& s, const nn::DepthwiseNchwc& c, int64_t r
   return absl::OkStatus();
 }
 
-absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
-                                      const TargetFacts&) {
+// The program, with `tail` fused into its output stage when given.
+absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
+                                              const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   const int64_t cb = config.split("tile_c")[1];
   const int64_t reg_n = config.split("tile_ow")[1];
   nn::DepthwiseNchwc c = nn::MakeDepthwiseNchwc(a, cb);
+  te::Tensor stored = c.out;
+  if (tail != nullptr) {
+    stored = ApplyTail(c.out, *tail,
+                       [cb](const std::vector<ir::Expr>& i) { return NchwcToLogical(i, cb); });
+  }
   OpProgram p;
-  p.schedule = schedule::create_schedule({c.out.op()});
-  TESSEL_RETURN_IF_ERROR(Apply(p.schedule, c, reg_n, config.knob("unroll_kernel") != 0,
+  p.schedule = schedule::create_schedule({stored.op()});
+  TESSEL_RETURN_IF_ERROR(Apply(p.schedule, c, stored, reg_n, config.knob("unroll_kernel") != 0,
                                config.knob("pad_at_row") != 0));
-  p.args = {c.data, c.weight, c.out};
+  p.args = {c.data, c.weight, stored};
   p.flops = a.flops();
   p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.oc, 1, a.kh, a.kw}}};
   p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
@@ -128,12 +139,22 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
     return std::vector<runtime::NDArray>{UnpackChannels(out[0])};
   };
+  if (tail != nullptr) AppendTailInputs(p, *tail);
   return p;
 }
 
 Template Make() {
-  return Template{kName, "conv2d", "depthwise conv2d in NCHW[x]c: channel vectors x width tile",
-                  Space, Fallback, Instantiate};
+  return Template{
+      kName,
+      "conv2d",
+      "depthwise conv2d in NCHW[x]c: channel vectors x width tile",
+      Space,
+      Fallback,
+      [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+        return InstantiateWithTail(config, args, nullptr);
+      },
+      [](const search::Config& config, const OpArgs& args, const TargetFacts&,
+         const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

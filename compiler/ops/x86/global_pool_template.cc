@@ -6,6 +6,10 @@
 //
 // Knobs: lanes (chains per plane: one, two or four vector registers), parallel (0 or 1).
 // Flops: H * W per output element (one addition or comparison per input element).
+//
+// A fused tail (instantiate_with_tail; logical index: the output's own) takes the loop over
+// planes; each plane's reduction is computed inside it and the tail applied to its one value
+// before the store (a scalar per plane: the reduction's H * W elements dominate).
 #include <absl/strings/str_cat.h>
 
 #include <algorithm>
@@ -65,8 +69,10 @@ search::Config Fallback(const std::string& name, const search::ConfigSpace& spac
   return *config;
 }
 
+// The program, with `tail` fused into its output stage when given.
 absl::StatusOr<OpProgram> Instantiate(const std::string& name, bool is_max,
-                                      const search::Config& config, const OpArgs& args) {
+                                      const search::Config& config, const OpArgs& args,
+                                      const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(Plane p, ReadPlane(name, args));
   // The program reads each plane as one row: data reshaped to [N, C, H * W] (prepare copies; a
   // graph compiler's reshape is free). Indexing [N, C, H, W] with k / W and k % W would be the
@@ -81,20 +87,31 @@ absl::StatusOr<OpProgram> Instantiate(const std::string& name, bool is_max,
         return is_max ? x : x * scale;
       },
       is_max ? "global_max_pool2d" : "global_avg_pool2d");
+  te::Tensor stored = r.result;
+  if (tail != nullptr) {
+    stored = ApplyTail(r.result, *tail, [](const std::vector<ir::Expr>& i) { return i; });
+  }
   OpProgram prog;
-  prog.schedule = schedule::create_schedule({r.result.op()});
-  Stage rs = prog.schedule[r.result];
-  const auto& a = r.result.op().as<te::ComputeOpNode>()->axis;
+  prog.schedule = schedule::create_schedule({stored.op()});
+  // The stored stage loops over the planes, fused.
+  Stage rs = prog.schedule[stored];
+  const auto& a = stored.op().as<te::ComputeOpNode>()->axis;
   TESSEL_ASSIGN_OR_RETURN(ir::IterVar planes, rs.fuse(a[0], a[1]));
   TESSEL_ASSIGN_OR_RETURN(planes, rs.fuse(planes, a[2]));
   TESSEL_ASSIGN_OR_RETURN(planes, rs.fuse(planes, a[3]));
   if (config.knob("parallel") != 0) TESSEL_RETURN_IF_ERROR(rs.parallel(planes));
-  TESSEL_RETURN_IF_ERROR(ScheduleLaneReduction(prog.schedule, r, planes));
-  prog.args = {data, r.result};
+  if (tail == nullptr) {
+    TESSEL_RETURN_IF_ERROR(ScheduleLaneReduction(prog.schedule, r, planes));
+  } else {
+    TESSEL_RETURN_IF_ERROR(prog.schedule[r.result].compute_at(rs, planes));
+    TESSEL_RETURN_IF_ERROR(ScheduleLaneReduction(prog.schedule, r));
+  }
+  prog.args = {data, stored};
   prog.flops = static_cast<double>(p.n * p.c * p.h * p.w);
   prog.logical_inputs = {{"data", {p.n, p.c, p.h, p.w}}};
   prog.logical_outputs = {{"out", {p.n, p.c, 1, 1}}};
   prog.prepare = ReshapeArrays({{p.n, p.c, k}});
+  if (tail != nullptr) AppendTailInputs(prog, *tail);
   return prog;
 }
 
@@ -111,7 +128,11 @@ Template Make(bool is_max) {
         return Fallback(name, space, args, facts);
       },
       [name, is_max](const search::Config& config, const OpArgs& args, const TargetFacts&) {
-        return Instantiate(name, is_max, config, args);
+        return Instantiate(name, is_max, config, args, nullptr);
+      },
+      [name, is_max](const search::Config& config, const OpArgs& args, const TargetFacts&,
+                     const OutputTail& tail) {
+        return Instantiate(name, is_max, config, args, &tail);
       }};
 }
 

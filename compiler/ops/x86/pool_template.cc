@@ -15,6 +15,14 @@
 // 1: the window's columns, 2: rows and columns), pad_at (0, 1, 2; only 1 without a pad stage),
 // phase_split (0, 1; only 0 for column stride 1).
 // Flops: kh * kw per output element (the window's comparisons or additions).
+//
+// A fused tail (instantiate_with_tail; logical index: the output's own) takes the loop nest
+// above down to the vector of columns, vectorized, and the pooling becomes a producer computed
+// inside it: per vector of columns (its window accumulated in a vector register, the tail
+// applied before the one store), or, with pad_at=1 and a pad stage, per plane (the padded
+// plane and then the pooled plane in scratch memory, as without a tail, the tail a vectorized
+// pass over the pooled plane while it is in cache): the padded plane must be computed where
+// the pooling is, and a padded plane per vector of columns would pad each element several times.
 #include <absl/strings/str_cat.h>
 
 #include <algorithm>
@@ -182,8 +190,59 @@ absl::StatusOr<te::Tensor> PhaseSplitPool(const te::Tensor& data, const nn::Pool
       "avg_pool2d");
 }
 
+// Schedules the padded input ("pad", read by the pooling stage os) per pad_at: inline, per
+// plane (computed at os's loop `plane`), or as its own parallel stage.
+absl::Status SchedulePad(schedule::Schedule& s, const te::Tensor& pad, int64_t pad_at,
+                         const Stage& os, const ir::IterVar& plane) {
+  Stage ps = s[pad];
+  const auto& pa = Axes(pad);
+  switch (pad_at) {
+    case 0:
+      return ps.compute_inline();
+    case 1:
+      TESSEL_RETURN_IF_ERROR(ps.compute_at(os, plane));
+      return ps.vectorize(pa.back());
+    default: {
+      ir::IterVar rows = pa[0];
+      for (size_t d = 1; d + 1 < pa.size(); ++d) {
+        TESSEL_ASSIGN_OR_RETURN(rows, ps.fuse(rows, pa[d]));
+      }
+      TESSEL_RETURN_IF_ERROR(ps.parallel(rows));
+      return ps.vectorize(pa.back());
+    }
+  }
+}
+
+// The padded input the pooling reads, if it is a stage (undefined otherwise).
+te::Tensor PadStage(const te::Tensor& out) {
+  const std::vector<te::Tensor> reads = out.op()->InputTensors();
+  if (!reads.empty() && reads[0].op().as<te::ComputeOpNode>() != nullptr) return reads[0];
+  return te::Tensor();
+}
+
+// The pooling stage os below its row loop oh: the window's loops outside a vector of vec output
+// columns (vectorized). Splits the columns ow by vec unless `split` is false (ow's extent is the
+// vector already: os is computed per vector of a consumer).
+absl::Status ScheduleWindow(Stage& os, const ir::IterVar& oh, const ir::IterVar& ow, int64_t vec,
+                            int unroll_window, bool split) {
+  const te::ComputeOpNode* op = os->op.as<te::ComputeOpNode>();
+  const auto& window = op->reduce_axis;
+  Stage::SplitResult cols{ow, ow};
+  if (split) {
+    TESSEL_ASSIGN_OR_RETURN(cols, os.split(ow, ir::IntImm(ir::kInt32, vec)));
+    TESSEL_RETURN_IF_ERROR(os.reorder({oh, cols.outer, window[0], window[1], cols.inner}));
+  } else {
+    TESSEL_RETURN_IF_ERROR(os.reorder({oh, window[0], window[1], ow}));
+  }
+  if (unroll_window >= 2) TESSEL_RETURN_IF_ERROR(os.unroll(window[0]));
+  if (unroll_window >= 1) TESSEL_RETURN_IF_ERROR(os.unroll(window[1]));
+  return os.vectorize(cols.inner);
+}
+
+// The program, with `tail` fused into its output stage when given.
 absl::StatusOr<OpProgram> Instantiate(const std::string& name, nn::PoolKind kind,
-                                      const search::Config& config, const OpArgs& args) {
+                                      const search::Config& config, const OpArgs& args,
+                                      const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(PoolProblem p, ReadPool(name, args, kind));
   te::Tensor data = te::placeholder(nn::ShapeExprs({p.n, p.c, p.h, p.w}), ir::kFloat32, "data");
   te::Tensor out;
@@ -192,55 +251,53 @@ absl::StatusOr<OpProgram> Instantiate(const std::string& name, nn::PoolKind kind
   } else {
     TESSEL_ASSIGN_OR_RETURN(out, nn::Pool2D(data, p.attrs));
   }
+  te::Tensor stored = out;
+  if (tail != nullptr) {
+    stored = ApplyTail(out, *tail, [](const std::vector<ir::Expr>& i) { return i; });
+  }
   OpProgram prog;
   schedule::Schedule& s = prog.schedule;
-  s = schedule::create_schedule({out.op()});
+  s = schedule::create_schedule({stored.op()});
   const int64_t vec = config.knob("vec_ow");
   const int unroll_window = static_cast<int>(config.knob("unroll_window"));
+  const int64_t pad_at = config.knob("pad_at");
+  const te::Tensor pad = PadStage(out);
 
-  // The output is the window reduction: planes in parallel, rows, vectors of columns, then the
-  // window with the vector of columns innermost (an accumulator LLVM keeps in registers).
-  Stage os = s[out];
-  const te::ComputeOpNode* op = out.op().as<te::ComputeOpNode>();
-  const auto& oa = op->axis;
-  const auto& window = op->reduce_axis;
-  TESSEL_ASSIGN_OR_RETURN(ir::IterVar plane, os.fuse(oa[0], oa[1]));
-  TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult ow, os.split(oa[3], ir::IntImm(ir::kInt32, vec)));
-  TESSEL_RETURN_IF_ERROR(os.reorder({plane, oa[2], ow.outer, window[0], window[1], ow.inner}));
-  TESSEL_RETURN_IF_ERROR(os.parallel(plane));
-  if (unroll_window >= 2) TESSEL_RETURN_IF_ERROR(os.unroll(window[0]));
-  if (unroll_window >= 1) TESSEL_RETURN_IF_ERROR(os.unroll(window[1]));
-  TESSEL_RETURN_IF_ERROR(os.vectorize(ow.inner));
-
-  const std::vector<te::Tensor> reads = out.op()->InputTensors();
-  if (!reads.empty() && reads[0].op().as<te::ComputeOpNode>() != nullptr) {
-    const te::Tensor& pad = reads[0];
-    Stage ps = s[pad];
-    const auto& pa = Axes(pad);
-    switch (config.knob("pad_at")) {
-      case 0:
-        TESSEL_RETURN_IF_ERROR(ps.compute_inline());
-        break;
-      case 1:
-        TESSEL_RETURN_IF_ERROR(ps.compute_at(os, plane));
-        TESSEL_RETURN_IF_ERROR(ps.vectorize(pa.back()));
-        break;
-      default: {
-        ir::IterVar rows = pa[0];
-        for (size_t d = 1; d + 1 < pa.size(); ++d) {
-          TESSEL_ASSIGN_OR_RETURN(rows, ps.fuse(rows, pa[d]));
-        }
-        TESSEL_RETURN_IF_ERROR(ps.parallel(rows));
-        TESSEL_RETURN_IF_ERROR(ps.vectorize(pa.back()));
-        break;
-      }
+  if (tail == nullptr) {
+    // The output is the window reduction: planes in parallel, rows, vectors of columns, then the
+    // window with the vector of columns innermost (an accumulator LLVM keeps in registers).
+    Stage os = s[out];
+    const auto& oa = Axes(out);
+    TESSEL_ASSIGN_OR_RETURN(ir::IterVar plane, os.fuse(oa[0], oa[1]));
+    TESSEL_RETURN_IF_ERROR(ScheduleWindow(os, oa[2], oa[3], vec, unroll_window, true));
+    TESSEL_RETURN_IF_ERROR(os.parallel(plane));
+    if (pad.defined()) TESSEL_RETURN_IF_ERROR(SchedulePad(s, pad, pad_at, os, plane));
+  } else {
+    // The tail: planes in parallel, rows, vectors of columns (vectorized).
+    Stage ts = s[stored];
+    const auto& ta = Axes(stored);
+    TESSEL_ASSIGN_OR_RETURN(ir::IterVar plane, ts.fuse(ta[0], ta[1]));
+    TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult cols, ts.split(ta[3], ir::IntImm(ir::kInt32, vec)));
+    TESSEL_RETURN_IF_ERROR(ts.parallel(plane));
+    TESSEL_RETURN_IF_ERROR(ts.vectorize(cols.inner));
+    Stage os = s[out];
+    const auto& oa = Axes(out);
+    if (pad.defined() && pad_at == 1) {
+      TESSEL_RETURN_IF_ERROR(os.compute_at(ts, plane));
+      TESSEL_RETURN_IF_ERROR(ScheduleWindow(os, oa[2], oa[3], vec, unroll_window, true));
+      TESSEL_RETURN_IF_ERROR(SchedulePad(s, pad, pad_at, os, oa[1]));
+    } else {
+      TESSEL_RETURN_IF_ERROR(os.compute_at(ts, cols.outer));
+      TESSEL_RETURN_IF_ERROR(ScheduleWindow(os, oa[2], oa[3], vec, unroll_window, false));
+      if (pad.defined()) TESSEL_RETURN_IF_ERROR(SchedulePad(s, pad, pad_at, os, oa[1]));
     }
   }
-  prog.args = {data, out};
+  prog.args = {data, stored};
   prog.flops = static_cast<double>(p.n * p.c * p.oh * p.ow) *
                static_cast<double>(p.attrs.kernel[0] * p.attrs.kernel[1]);
   prog.logical_inputs = {{"data", {p.n, p.c, p.h, p.w}}};
   prog.logical_outputs = {{"out", {p.n, p.c, p.oh, p.ow}}};
+  if (tail != nullptr) AppendTailInputs(prog, *tail);
   return prog;
 }
 
@@ -259,7 +316,11 @@ Template Make(nn::PoolKind kind) {
         return Fallback(name, kind, space, args, facts);
       },
       [name, kind](const search::Config& config, const OpArgs& args, const TargetFacts&) {
-        return Instantiate(name, kind, config, args);
+        return Instantiate(name, kind, config, args, nullptr);
+      },
+      [name, kind](const search::Config& config, const OpArgs& args, const TargetFacts&,
+                   const OutputTail& tail) {
+        return Instantiate(name, kind, config, args, &tail);
       }};
 }
 
