@@ -1,0 +1,398 @@
+// CompiledModel::Save and CompiledModel::Load: the folder format of compiled_model.h.
+#include <absl/container/flat_hash_map.h>
+#include <absl/strings/str_cat.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/driver/compiled_model.h"
+#include "compiler/runtime/dltype.h"
+#include "compiler/runtime/npy.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::driver {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr char kFormat[] = "tessel-compiled-model";
+constexpr int kVersion = 1;
+constexpr char kModelFile[] = "model.json";
+constexpr char kGraphFile[] = "graph.json";
+constexpr char kLibraryFile[] = "kernels.so";
+
+// ---- JSON forms -------------------------------------------------------------------------------
+
+absl::StatusOr<runtime::KernelArg::Source> ParseSource(const std::string& name) {
+  using S = runtime::KernelArg::Source;
+  for (S s : {S::kInput, S::kReshape, S::kPackChannels, S::kParameter, S::kPrepare}) {
+    if (name == runtime::SourceName(s)) return s;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown argument source '", name, "'"));
+}
+
+json DescJson(const runtime::TensorDesc& d) {
+  return {{"shape", d.shape}, {"dtype", runtime::DLTypeToString(d.dtype)}};
+}
+
+absl::StatusOr<runtime::TensorDesc> DescFromJson(const json& j) {
+  runtime::TensorDesc d;
+  d.shape = j.at("shape").get<std::vector<int64_t>>();
+  TESSEL_ASSIGN_OR_RETURN(d.dtype, runtime::ParseDLType(j.at("dtype").get<std::string>()));
+  return d;
+}
+
+json FactsJson(const ops::TargetFacts& f) {
+  return {{"target", f.target},
+          {"vector_bits", f.vector_bits},
+          {"cores", f.cores},
+          {"l1_bytes", f.l1_bytes},
+          {"l2_bytes", f.l2_bytes}};
+}
+
+ops::TargetFacts FactsFromJson(const json& j) {
+  ops::TargetFacts f;
+  f.target = j.at("target").get<std::string>();
+  f.vector_bits = j.at("vector_bits").get<int>();
+  f.cores = j.at("cores").get<int>();
+  f.l1_bytes = j.at("l1_bytes").get<int64_t>();
+  f.l2_bytes = j.at("l2_bytes").get<int64_t>();
+  return f;
+}
+
+json NodeJson(const CompiledNode& n) {
+  json args = json::array();
+  for (const runtime::KernelArg& a : n.args) {
+    json j = DescJson(a.type);
+    j["source"] = runtime::SourceName(a.source);
+    j["index"] = a.index;
+    args.push_back(std::move(j));
+  }
+  json results = json::array();
+  for (const runtime::TensorDesc& r : n.results) results.push_back(DescJson(r));
+  return {{"kernel", n.kernel}, {"args", args}, {"results", results}, {"use_finish", n.use_finish}};
+}
+
+absl::StatusOr<CompiledNode> NodeFromJson(const json& j) {
+  CompiledNode n;
+  n.kernel = j.at("kernel").get<int>();
+  for (const json& ja : j.at("args")) {
+    runtime::KernelArg a;
+    TESSEL_ASSIGN_OR_RETURN(a.source, ParseSource(ja.at("source").get<std::string>()));
+    a.index = ja.at("index").get<int>();
+    TESSEL_ASSIGN_OR_RETURN(a.type, DescFromJson(ja));
+    n.args.push_back(std::move(a));
+  }
+  for (const json& jr : j.at("results")) {
+    TESSEL_ASSIGN_OR_RETURN(runtime::TensorDesc r, DescFromJson(jr));
+    n.results.push_back(std::move(r));
+  }
+  n.use_finish = j.at("use_finish").get<bool>();
+  return n;
+}
+
+// ---- files ------------------------------------------------------------------------------------
+
+absl::Status WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write '", path.string(), "'"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<json> ReadJson(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path.string(), ": cannot open the file"));
+  std::stringstream text;
+  text << in.rdbuf();
+  json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat(path.string(), ": not valid JSON"));
+  }
+  return j;
+}
+
+absl::Status InFile(const fs::path& path, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(path.string(), ": ", s.message()));
+}
+
+// Writes everything into `dir`, a fresh folder.
+absl::Status WriteFolder(const CompiledModel& m, const fs::path& dir) {
+  fs::create_directory(dir / "constants");
+  fs::create_directory(dir / "parameters");
+  json constants = json::array();
+  absl::flat_hash_map<const void*, std::string> constant_of;  // data address -> value name
+  for (const graph::Value& v : m.graph.values) {
+    if (v.kind != graph::ValueKind::kConstant) continue;
+    const std::string file = absl::StrCat("constants/", constants.size(), ".npy");
+    TESSEL_RETURN_IF_ERROR(runtime::SaveNpy((dir / file).string(), v.data));
+    constants.push_back({{"value", v.name}, {"file", file}});
+    constant_of.try_emplace(v.data.data<void>(), v.name);
+  }
+  json parameters = json::array();
+  for (size_t i = 0; i < m.parameters.size(); ++i) {
+    const runtime::NDArray& p = m.parameters[i];
+    if (auto it = constant_of.find(p.data<void>()); it != constant_of.end()) {
+      parameters.push_back({{"constant", it->second}});
+      continue;
+    }
+    const std::string file = absl::StrCat("parameters/", i, ".npy");
+    TESSEL_RETURN_IF_ERROR(runtime::SaveNpy((dir / file).string(), p));
+    parameters.push_back({{"file", file}});
+  }
+  json kernels = json::array();
+  for (const CompiledKernel& k : m.kernels) {
+    kernels.push_back({{"function", k.function},
+                       {"task", k.task.ToJson()},
+                       {"config", k.config.ToJson()},
+                       {"tuned", k.tuned}});
+  }
+  json nodes = json::array();
+  for (const CompiledNode& n : m.nodes) nodes.push_back(NodeJson(n));
+  const json model = {{"format", kFormat},        {"version", kVersion},
+                      {"target", m.target},       {"facts", FactsJson(m.facts)},
+                      {"library", kLibraryFile},  {"kernels", kernels},
+                      {"nodes", nodes},           {"constants", constants},
+                      {"parameters", parameters}, {"warnings", m.warnings}};
+  TESSEL_RETURN_IF_ERROR(m.module.Save((dir / kLibraryFile).string()));
+  TESSEL_RETURN_IF_ERROR(WriteText(dir / kGraphFile, graph::ToJson(m.graph).dump(1)));
+  // Last: a folder with a model.json is complete.
+  return WriteText(dir / kModelFile, model.dump(1));
+}
+
+// A fresh folder beside `dir` named after it.
+absl::StatusOr<fs::path> MakeSibling(const fs::path& dir, const std::string& tag) {
+  std::string pattern = absl::StrCat(dir.string(), ".", tag, "-XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot create a folder like '", pattern, "'"));
+  }
+  return fs::path(pattern);
+}
+
+}  // namespace
+
+absl::Status CompiledModel::Save(const std::string& dir_text) const {
+  fs::path dir = fs::path(dir_text).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "out/" is "out"
+  std::error_code ec;
+  const bool exists = fs::exists(dir, ec);
+  if (exists && !(fs::is_directory(dir, ec) && fs::exists(dir / kModelFile, ec))) {
+    return absl::FailedPreconditionError(absl::StrCat("'", dir_text,
+                                                      "' exists and is not a compiled model (no ",
+                                                      kModelFile, "); not replacing it"));
+  }
+  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
+  TESSEL_ASSIGN_OR_RETURN(fs::path tmp, MakeSibling(dir, "tmp"));
+  // mkdtemp makes the folder private; the model is an ordinary folder (rwxr-xr-x).
+  fs::permissions(tmp,
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                      fs::perms::others_read | fs::perms::others_exec,
+                  ec);
+  absl::Status status = WriteFolder(*this, tmp);
+  if (status.ok() && exists) {
+    // Move the old model aside (onto an empty folder, which rename may replace), then swap.
+    absl::StatusOr<fs::path> old = MakeSibling(dir, "old");
+    status = old.status();
+    if (old.ok()) {
+      fs::rename(dir, *old, ec);
+      if (ec)
+        status =
+            absl::InternalError(absl::StrCat("cannot move '", dir_text, "' aside: ", ec.message()));
+      if (status.ok()) {
+        fs::rename(tmp, dir, ec);
+        if (ec) {
+          status = absl::InternalError(absl::StrCat("cannot rename '", tmp.string(), "' to '",
+                                                    dir_text, "': ", ec.message()));
+          std::error_code ignored;
+          fs::rename(*old, dir, ignored);
+        }
+      }
+      fs::remove_all(*old, ec);
+    }
+  } else if (status.ok()) {
+    fs::rename(tmp, dir, ec);
+    if (ec) {
+      status = absl::InternalError(
+          absl::StrCat("cannot rename '", tmp.string(), "' to '", dir_text, "': ", ec.message()));
+    }
+  }
+  if (!status.ok()) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+  }
+  return status;
+}
+
+absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
+  const fs::path dir(dir_text);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return absl::NotFoundError(absl::StrCat("'", dir_text, "' is not a folder"));
+  }
+  const fs::path model_path = dir / kModelFile;
+  TESSEL_ASSIGN_OR_RETURN(json mj, ReadJson(model_path));
+  CompiledModel m;
+  json graph_json;
+  std::string field = "format";
+  try {
+    if (mj.at("format") != kFormat || mj.at("version") != kVersion) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(model_path.string(), ": not a ", kFormat, " of version ", kVersion));
+    }
+    field = "target";
+    m.target = mj.at("target").get<std::string>();
+    field = "facts";
+    m.facts = FactsFromJson(mj.at("facts"));
+    field = "warnings";
+    m.warnings = mj.at("warnings").get<std::vector<std::string>>();
+
+    // The graph, with its constants.
+    const fs::path graph_path = dir / kGraphFile;
+    TESSEL_ASSIGN_OR_RETURN(graph_json, ReadJson(graph_path));
+    absl::flat_hash_map<std::string, json> value_json;
+    if (graph_json.contains("values") && graph_json["values"].is_array()) {
+      for (const json& v : graph_json["values"]) {
+        if (v.contains("name") && v["name"].is_string())
+          value_json[v["name"].get<std::string>()] = v;
+      }
+    }
+    std::vector<std::pair<std::string, runtime::NDArray>> data;
+    absl::flat_hash_map<std::string, runtime::NDArray> constant_data;
+    field = "constants";
+    for (const json& c : mj.at("constants")) {
+      const std::string name = c.at("value").get<std::string>();
+      const fs::path file = dir / c.at("file").get<std::string>();
+      TESSEL_ASSIGN_OR_RETURN(runtime::NDArray array, runtime::LoadNpy(file.string()));
+      auto it = value_json.find(name);
+      if (it != value_json.end() && it->second.contains("shape") && it->second.contains("dtype")) {
+        absl::StatusOr<runtime::TensorDesc> want = DescFromJson(it->second);
+        const runtime::TensorDesc got{array.shape(), array.dtype()};
+        if (want.ok() && !(*want == got)) {
+          return absl::InvalidArgumentError(absl::StrCat(file.string(), ": constant '", name,
+                                                         "' is ", got.ToString(),
+                                                         ", the graph says ", want->ToString()));
+        }
+      }
+      data.emplace_back(name, array);
+      constant_data[name] = array;
+    }
+    absl::StatusOr<graph::Graph> g = graph::FromJson(graph_json, data);
+    if (!g.ok()) return InFile(graph_path, g.status());
+    m.graph = *std::move(g);
+
+    // The library and its kernels.
+    const fs::path library_path = dir / mj.at("library").get<std::string>();
+    TESSEL_ASSIGN_OR_RETURN(m.module, runtime::Module::Load(library_path.string()));
+    const std::vector<std::string> functions = m.module.FunctionNames();
+    const json& kernels = mj.at("kernels");
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      field = absl::StrCat("kernels[", k, "]");
+      const json& jk = kernels[k];
+      CompiledKernel kernel;
+      kernel.function = jk.at("function").get<std::string>();
+      if (std::find(functions.begin(), functions.end(), kernel.function) == functions.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(library_path.string(), ": no function '", kernel.function, "'"));
+      }
+      absl::StatusOr<search::Task> task = search::Task::FromJson(jk.at("task"));
+      if (!task.ok()) return InFile(model_path, task.status());
+      kernel.task = *std::move(task);
+      kernel.tuned = jk.at("tuned").get<bool>();
+      absl::StatusOr<search::ConfigSpace> space = search::Space(kernel.task, m.facts);
+      if (!space.ok()) return InFile(model_path, space.status());
+      absl::StatusOr<search::Config> config = space->FromJson(jk.at("config"));
+      if (!config.ok()) return InFile(model_path, config.status());
+      kernel.config = *std::move(config);
+      m.kernels.push_back(std::move(kernel));
+    }
+
+    // Per node: its connection, and the host transforms it runs.
+    const json& nodes = mj.at("nodes");
+    if (nodes.size() != m.graph.nodes.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          model_path.string(), ": ", nodes.size(), " nodes for a graph of ", m.graph.nodes.size()));
+    }
+    std::vector<std::optional<ops::OpProgram>> programs(m.kernels.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      field = absl::StrCat("nodes[", i, "]");
+      absl::StatusOr<CompiledNode> node = NodeFromJson(nodes[i]);
+      if (!node.ok()) return InFile(model_path, node.status());
+      if (node->kernel < 0 || static_cast<size_t>(node->kernel) >= m.kernels.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(model_path.string(), ": ", field, ": no kernel ", node->kernel));
+      }
+      bool uses_prepare = false;
+      for (const runtime::KernelArg& a : node->args) {
+        uses_prepare |= a.source == runtime::KernelArg::Source::kPrepare;
+      }
+      if (uses_prepare || node->use_finish) {
+        std::optional<ops::OpProgram>& p = programs[static_cast<size_t>(node->kernel)];
+        if (!p) {
+          const CompiledKernel& k = m.kernels[static_cast<size_t>(node->kernel)];
+          TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(k.task.template_name));
+          absl::StatusOr<ops::OpProgram> program = t->instantiate(k.config, k.task.args, m.facts);
+          if (!program.ok()) return InFile(model_path, program.status());
+          p = *std::move(program);
+        }
+        if (uses_prepare) node->prepare = p->prepare;
+        if (node->use_finish) node->finish = p->finish;
+      }
+      m.nodes.push_back(*std::move(node));
+    }
+
+    // Parameters, each checked against the kernel inputs that take it.
+    const json& parameters = mj.at("parameters");
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      field = absl::StrCat("parameters[", i, "]");
+      const json& jp = parameters[i];
+      fs::path from = model_path;
+      if (jp.contains("constant")) {
+        auto it = constant_data.find(jp.at("constant").get<std::string>());
+        if (it == constant_data.end()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(model_path.string(), ": ", field, " names no constant"));
+        }
+        m.parameters.push_back(it->second);
+      } else {
+        from = dir / jp.at("file").get<std::string>();
+        TESSEL_ASSIGN_OR_RETURN(runtime::NDArray array, runtime::LoadNpy(from.string()));
+        m.parameters.push_back(array);
+      }
+      const runtime::NDArray& p = m.parameters.back();
+      for (size_t n = 0; n < m.nodes.size(); ++n) {
+        for (const runtime::KernelArg& a : m.nodes[n].args) {
+          if (a.source != runtime::KernelArg::Source::kParameter ||
+              a.index != static_cast<int>(i)) {
+            continue;
+          }
+          const runtime::TensorDesc got{p.shape(), p.dtype()};
+          if (!(got == a.type)) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(from.string(), ": parameter ", i, " is ", got.ToString(), ", node '",
+                             m.graph.nodes[n].name, "' takes ", a.type.ToString()));
+          }
+        }
+      }
+    }
+    for (size_t n = 0; n < m.nodes.size(); ++n) {
+      for (const runtime::KernelArg& a : m.nodes[n].args) {
+        if (a.source == runtime::KernelArg::Source::kParameter &&
+            (a.index < 0 || static_cast<size_t>(a.index) >= m.parameters.size())) {
+          return absl::InvalidArgumentError(absl::StrCat(model_path.string(), ": nodes[", n,
+                                                         "] takes parameter ", a.index, " of ",
+                                                         m.parameters.size()));
+        }
+      }
+    }
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(model_path.string(), ": ", field, ": ", e.what()));
+  }
+  return m;
+}
+
+}  // namespace tessel::driver

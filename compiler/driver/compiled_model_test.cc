@@ -1,0 +1,188 @@
+// Saved models: Save -> Load -> Run gives the same outputs; a missing or corrupted file is an error
+// naming it; a save replaces only a compiled model and leaves nothing half-written.
+#include "compiler/driver/compiled_model.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/driver/compile_model.h"
+#include "compiler/driver/test_graphs.h"
+#include "compiler/ops/op_runner.h"
+#include "compiler/runtime/npy.h"
+
+namespace tessel::driver {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+fs::path TempDir(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  fs::path path = fs::path(dir ? dir : "/tmp") / name;
+  fs::remove_all(path);
+  return path;
+}
+
+class SavedModelTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
+    ASSERT_TRUE(t.ok()) << t.status();
+    tiny_ = new testing::TestGraph(*std::move(t));
+    absl::StatusOr<CompiledModel> m = Compile(tiny_->graph, "llvm", nullptr);
+    ASSERT_TRUE(m.ok()) << m.status();
+    model_ = new CompiledModel(*std::move(m));
+    saved_ = new fs::path(TempDir("saved"));
+    absl::Status s = model_->Save(saved_->string());
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+  // A copy of the saved folder to damage.
+  static fs::path Copy(const std::string& name) {
+    fs::path copy = TempDir(name);
+    fs::copy(*saved_, copy, fs::copy_options::recursive);
+    return copy;
+  }
+
+  static std::string LoadError(const fs::path& dir) {
+    absl::StatusOr<CompiledModel> m = CompiledModel::Load(dir.string());
+    EXPECT_FALSE(m.ok());
+    return m.ok() ? "" : std::string(m.status().message());
+  }
+
+  static void Overwrite(const fs::path& file, const std::string& bytes) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  }
+
+  static testing::TestGraph* tiny_;
+  static CompiledModel* model_;
+  static fs::path* saved_;
+};
+
+testing::TestGraph* SavedModelTest::tiny_ = nullptr;
+CompiledModel* SavedModelTest::model_ = nullptr;
+fs::path* SavedModelTest::saved_ = nullptr;
+
+TEST_F(SavedModelTest, LoadedModelRunsTheSame) {
+  for (const char* file : {"model.json", "graph.json", "kernels.so", "constants/0.npy"}) {
+    EXPECT_TRUE(fs::exists(*saved_ / file)) << file;
+  }
+  absl::StatusOr<CompiledModel> loaded = CompiledModel::Load(saved_->string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->target, model_->target);
+  EXPECT_EQ(loaded->warnings, model_->warnings);
+  ASSERT_EQ(loaded->kernels.size(), model_->kernels.size());
+  for (size_t k = 0; k < model_->kernels.size(); ++k) {
+    EXPECT_EQ(loaded->kernels[k].function, model_->kernels[k].function);
+    EXPECT_EQ(loaded->kernels[k].task, model_->kernels[k].task);
+    EXPECT_TRUE(loaded->kernels[k].config == model_->kernels[k].config);
+  }
+  absl::StatusOr<runtime::GraphExecutor> a = MakeExecutor(*model_);
+  absl::StatusOr<runtime::GraphExecutor> b = MakeExecutor(*loaded);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  absl::StatusOr<std::vector<runtime::NDArray>> want = a->Run(tiny_->inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = b->Run(tiny_->inputs);
+  ASSERT_TRUE(want.ok() && got.ok());
+  EXPECT_TRUE(ops::CompareOutputs(*got, *want, {.atol = 0, .rtol = 0}).ok());
+}
+
+TEST_F(SavedModelTest, ConvolutionModelRoundTrips) {
+  absl::StatusOr<testing::TestGraph> t = testing::ConvolutionGraph();
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<CompiledModel> m = Compile(t->graph, "llvm", nullptr);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const fs::path dir = TempDir("conv_model");
+  ASSERT_TRUE(m->Save(dir.string()).ok());
+  absl::StatusOr<CompiledModel> loaded = CompiledModel::Load(dir.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  absl::StatusOr<runtime::GraphExecutor> a = MakeExecutor(*m);
+  absl::StatusOr<runtime::GraphExecutor> b = MakeExecutor(*loaded);
+  ASSERT_TRUE(a.ok() && b.ok());
+  absl::StatusOr<std::vector<runtime::NDArray>> want = a->Run(t->inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = b->Run(t->inputs);
+  ASSERT_TRUE(want.ok() && got.ok()) << got.status();
+  EXPECT_TRUE(ops::CompareOutputs(*got, *want, {.atol = 0, .rtol = 0}).ok());
+}
+
+TEST_F(SavedModelTest, MissingOrCorruptFilesAreNamed) {
+  {
+    fs::path dir = Copy("no_param");
+    ASSERT_TRUE(fs::exists(dir / "parameters"));
+    fs::path victim;
+    for (const auto& e : fs::directory_iterator(dir / "parameters")) victim = e.path();
+    ASSERT_FALSE(victim.empty());
+    fs::remove(victim);
+    EXPECT_THAT(LoadError(dir), HasSubstr(victim.string()));
+  }
+  {
+    fs::path dir = Copy("bad_json");
+    Overwrite(dir / "model.json", "{\"format\": ");
+    EXPECT_THAT(LoadError(dir), HasSubstr((dir / "model.json").string() + ": not valid JSON"));
+  }
+  {
+    fs::path dir = Copy("no_graph");
+    fs::remove(dir / "graph.json");
+    EXPECT_THAT(LoadError(dir), HasSubstr((dir / "graph.json").string()));
+  }
+  {
+    fs::path dir = Copy("bad_library");
+    Overwrite(dir / "kernels.so", "not a library");
+    EXPECT_THAT(LoadError(dir), HasSubstr((dir / "kernels.so").string()));
+  }
+  {
+    fs::path dir = Copy("bad_constant");
+    ASSERT_TRUE(runtime::SaveNpy((dir / "constants/0.npy").string(),
+                                 testing::RandomArray({3}, graph::kFloat32, 0, 1, 1))
+                    .ok());
+    EXPECT_THAT(LoadError(dir), HasSubstr((dir / "constants/0.npy").string()));
+  }
+  {
+    fs::path dir = Copy("bad_parameter");
+    fs::path victim;
+    for (const auto& e : fs::directory_iterator(dir / "parameters")) victim = e.path();
+    ASSERT_TRUE(
+        runtime::SaveNpy(victim.string(), testing::RandomArray({3}, graph::kFloat32, 0, 1, 1))
+            .ok());
+    EXPECT_THAT(LoadError(dir), HasSubstr(victim.string() + ": parameter"));
+  }
+  {
+    fs::path dir = Copy("truncated_npy");
+    Overwrite(dir / "constants/0.npy", "\x93NUMPY");
+    EXPECT_THAT(LoadError(dir), HasSubstr((dir / "constants/0.npy").string()));
+  }
+  {
+    fs::path dir = Copy("wrong_format");
+    Overwrite(dir / "model.json", R"({"format": "something else", "version": 1})");
+    EXPECT_THAT(LoadError(dir), HasSubstr("not a tessel-compiled-model"));
+  }
+  EXPECT_THAT(LoadError(TempDir("nothing_here")), HasSubstr("is not a folder"));
+}
+
+TEST_F(SavedModelTest, SaveReplacesOnlyAModelAndLeavesNoTemporaries) {
+  const fs::path parent = TempDir("replace");
+  fs::create_directories(parent / "not_a_model");
+  std::ofstream(parent / "not_a_model" / "keep.txt") << "mine";
+  absl::Status refused = model_->Save((parent / "not_a_model").string());
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("is not a compiled model"));
+  EXPECT_TRUE(fs::exists(parent / "not_a_model" / "keep.txt"));
+
+  const fs::path dir = parent / "model";
+  ASSERT_TRUE(model_->Save(dir.string()).ok());
+  std::ofstream(dir / "stale.txt") << "from the first save";
+  ASSERT_TRUE(model_->Save(dir.string() + "/").ok());
+  EXPECT_FALSE(fs::exists(dir / "stale.txt"));
+  EXPECT_TRUE(CompiledModel::Load(dir.string()).ok());
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(parent)) {
+    ++entries;
+    EXPECT_TRUE(e.path().filename() == "model" || e.path().filename() == "not_a_model") << e.path();
+  }
+  EXPECT_EQ(entries, 2);
+}
+
+}  // namespace
+}  // namespace tessel::driver

@@ -1,0 +1,188 @@
+#include "compiler/driver/test_graphs.h"
+
+#include <random>
+
+#include "compiler/graph/builder.h"
+#include "compiler/support/check.h"
+
+namespace tessel::driver::testing {
+namespace {
+
+using graph::Builder;
+using graph::kFloat32;
+using graph::ValueId;
+using nlohmann::json;
+
+constexpr DLDataType kUInt8{kDLUInt, 8, 1};
+constexpr DLDataType kInt32{kDLInt, 32, 1};
+
+// Constants and inputs drawn from one seed sequence, so each graph is the same on every run.
+class Draws {
+ public:
+  runtime::NDArray Next(const std::vector<int64_t>& shape, double low = -1, double high = 1,
+                        DLDataType dtype = kFloat32) {
+    return RandomArray(shape, dtype, low, high, seed_++);
+  }
+
+ private:
+  uint32_t seed_ = 1;
+};
+
+absl::StatusOr<TestGraph> Finish(Builder& b, std::vector<runtime::NDArray> inputs) {
+  absl::StatusOr<graph::Graph> g = b.Finish();
+  if (!g.ok()) return g.status();
+  return TestGraph{*std::move(g), std::move(inputs)};
+}
+
+}  // namespace
+
+runtime::NDArray RandomArray(const std::vector<int64_t>& shape, DLDataType dtype, double low,
+                             double high, uint32_t seed) {
+  std::mt19937 rng(seed);
+  runtime::NDArray a = runtime::NDArray::Empty(shape, dtype);
+  if (dtype.code == kDLFloat && dtype.bits == 32) {
+    std::uniform_real_distribution<float> dist(static_cast<float>(low), static_cast<float>(high));
+    for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = dist(rng);
+  } else if (dtype.code == kDLUInt && dtype.bits == 8) {
+    std::uniform_int_distribution<int> dist(static_cast<int>(low), static_cast<int>(high) - 1);
+    for (int64_t i = 0; i < a.NumElements(); ++i) {
+      a.data<uint8_t>()[i] = static_cast<uint8_t>(dist(rng));
+    }
+  } else if (dtype.code == kDLInt && dtype.bits == 32) {
+    std::uniform_int_distribution<int32_t> dist(static_cast<int32_t>(low),
+                                                static_cast<int32_t>(high) - 1);
+    for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int32_t>()[i] = dist(rng);
+  } else {
+    TESSEL_UNREACHABLE() << "RandomArray: float32, int32 and uint8 only";
+  }
+  return a;
+}
+
+absl::StatusOr<TestGraph> ConvolutionGraph() {
+  Draws d;
+  Builder b;
+  runtime::NDArray xv = d.Next({1, 64, 8, 8});
+  ValueId x = b.Input("x", {{1, 64, 8, 8}});
+  // Winograd (3x3, stride 1, 64 channels), twice on the same weight: one task, one kernel.
+  ValueId w3 = b.Constant("w3", d.Next({64, 64, 3, 3}, -0.05, 0.05));
+  ValueId y1 = b.Op("conv2d", {x, w3}, {{"pad", {1, 1, 1, 1}}}, "winograd_a");
+  ValueId y2 = b.Op("conv2d", {x, w3}, {{"pad", {1, 1, 1, 1}}}, "winograd_b");
+  ValueId s = b.Op("add", {y1, y2}, {}, "sum");
+  s = b.Op("add", {s, x}, {}, "residual");
+  // NCHWc (1x1, stride 2), depthwise, grouped.
+  ValueId c1 = b.Op("conv2d", {s, b.Constant("w1", d.Next({32, 64, 1, 1}, -0.2, 0.2))},
+                    {{"stride", {2, 2}}}, "pointwise");
+  ValueId dw = b.Op("conv2d", {c1, b.Constant("wd", d.Next({32, 1, 3, 3}, -0.3, 0.3))},
+                    {{"pad", {1, 1, 1, 1}}, {"groups", 32}}, "depthwise");
+  ValueId gr = b.Op("conv2d", {dw, b.Constant("wg", d.Next({32, 16, 3, 3}, -0.1, 0.1))},
+                    {{"pad", {1, 1, 1, 1}}, {"groups", 2}}, "grouped");
+  ValueId bn =
+      b.Op("batch_norm",
+           {gr, b.Constant("gamma", d.Next({32}, 0.5, 1.5)), b.Constant("beta", d.Next({32})),
+            b.Constant("mean", d.Next({32})), b.Constant("var", d.Next({32}, 0.5, 1.5))},
+           {{"epsilon", 1e-5}}, "bn");
+  ValueId r = b.Op("relu", {bn});
+  ValueId mp = b.Op("max_pool2d", {r}, {{"kh", 2}, {"kw", 2}, {"stride", {2, 2}}}, "max_pool");
+  ValueId ap =
+      b.Op("avg_pool2d", {r},
+           {{"kh", 3}, {"kw", 3}, {"pad", {1, 1, 1, 1}}, {"count_include_pad", false}}, "avg_pool");
+  ValueId gap = b.Op("global_avg_pool2d", {ap});
+  ValueId gmp = b.Op("global_max_pool2d", {mp});
+  ValueId cat = b.Op("concatenate", {gap, gmp}, {{"axis", 1}});
+  ValueId f = b.Op("flatten", {cat});
+  ValueId fc = b.Op("dense",
+                    {f, b.Constant("fc.weight", d.Next({10, 64}, -0.3, 0.3)),
+                     b.Constant("fc.bias", d.Next({10}))},
+                    {}, "fc");
+  b.Output(b.Op("softmax", {fc}));
+  b.Output(b.Op("log_softmax", {fc}));
+  b.Output(mp);
+  return Finish(b, {xv});
+}
+
+absl::StatusOr<TestGraph> ElementwiseAndShapeGraph() {
+  Draws d;
+  Builder b;
+  std::vector<runtime::NDArray> in = {d.Next({2, 3, 4, 5}), d.Next({3, 1, 5}),
+                                      d.Next({1, 32, 4, 4}), d.Next({2, 3, 4})};
+  ValueId a = b.Input("a", {{2, 3, 4, 5}});
+  ValueId bb = b.Input("b", {{3, 1, 5}});
+  ValueId x4 = b.Input("x4", {{1, 32, 4, 4}});
+  ValueId am = b.Input("am", {{2, 3, 4}});
+  ValueId sum = b.Op("add", {a, bb});
+  ValueId sub = b.Op("subtract", {a, b.Constant("c5", d.Next({5}))});
+  ValueId mul = b.Op("multiply", {sum, sub});
+  ValueId div = b.Op("divide", {mul, b.Constant("den", d.Next({4, 5}, 1, 2))});
+  ValueId mx = b.Op("maximum", {div, a});
+  ValueId mn = b.Op("minimum", {mx, sub});
+  ValueId lr = b.Op("leaky_relu", {mn}, {{"alpha", 0.1}});
+  ValueId cl = b.Op("clip", {lr}, {{"min", -0.5}, {"max", 0.5}});
+  ValueId th = b.Op("tanh", {b.Op("sigmoid", {cl})});
+  ValueId rs = b.Op("reshape", {th}, {{"newshape", {6, -1}}});
+  ValueId tr = b.Op("transpose", {th}, {{"axes", {0, 2, 3, 1}}});
+  b.Output(b.Op("pad", {tr},
+                {{"pad_before", {0, 1, 0, 0}}, {"pad_after", {0, 0, 2, 0}}, {"value", 0.5}}));
+  b.Output(b.Op("matmul", {rs, b.Constant("mB", d.Next({20, 7}))}));
+  b.Output(b.Op("batch_matmul", {am, b.Constant("bB", d.Next({2, 4, 5}))}));
+  b.Output(b.Op("layout_transform", {x4}, {{"src", "NCHW"}, {"dst", "NCHW16c"}}));
+  b.Output(b.Op("conv2d_transpose", {x4, b.Constant("wt", d.Next({32, 8, 3, 3}, -0.2, 0.2))},
+                {{"stride", {2, 2}}, {"pad", {1, 1, 1, 1}}, {"output_padding", {1, 1}}}, "deconv"));
+  return Finish(b, std::move(in));
+}
+
+absl::StatusOr<TestGraph> RecurrentGraph() {
+  Draws d;
+  Builder b;
+  std::vector<runtime::NDArray> in = {d.Next({2}, 0, 10, kInt32), d.Next({2, 5}),
+                                      d.Next({2, 4}), d.Next({2, 4})};
+  // x1: an embedding lookup.
+  ValueId tokens = b.Input("tokens", {{2}, kInt32});
+  ValueId x1 = b.Op("take", {b.Constant("embedding", d.Next({10, 5})), tokens}, {}, "embed");
+  ValueId x2 = b.Input("x2", {{2, 5}});
+  ValueId h0 = b.Input("h0", {{2, 4}});
+  ValueId c0 = b.Input("c0", {{2, 4}});
+  ValueId wi = b.Constant("lstm.w_ih", d.Next({16, 5}, -0.5, 0.5));
+  ValueId wh = b.Constant("lstm.w_hh", d.Next({16, 4}, -0.5, 0.5));
+  ValueId bi = b.Constant("lstm.b_ih", d.Next({16}));
+  ValueId bh = b.Constant("lstm.b_hh", d.Next({16}));
+  std::vector<ValueId> s1 = b.Add("lstm_cell", {x1, h0, c0, wi, wh, bi, bh}, {}, "step1");
+  std::vector<ValueId> s2 = b.Add("lstm_cell", {x2, s1[0], s1[1], wi, wh, bi, bh}, {}, "step2");
+  ValueId r = b.Op("rnn_cell",
+                   {x1, s2[0], b.Constant("rnn.w_ih", d.Next({4, 5}, -0.5, 0.5)),
+                    b.Constant("rnn.w_hh", d.Next({4, 4}, -0.5, 0.5)),
+                    b.Constant("rnn.b_ih", d.Next({4})), b.Constant("rnn.b_hh", d.Next({4}))},
+                   {}, "rnn");
+  b.Output(s2[0]);
+  b.Output(s2[1]);
+  b.Output(r);
+  return Finish(b, std::move(in));
+}
+
+absl::StatusOr<TestGraph> BitserialGraph() {
+  Draws d;
+  Builder b;
+  std::vector<runtime::NDArray> in = {d.Next({1, 8, 6, 6}, 0, 4, kUInt8),
+                                      d.Next({2, 64}, 0, 4, kUInt8)};
+  ValueId x = b.Input("x", {{1, 8, 6, 6}, kUInt8});
+  ValueId m = b.Input("m", {{2, 64}, kUInt8});
+  b.Output(b.Op("bitserial_conv2d", {x, b.Constant("wc", d.Next({16, 8, 3, 3}, 0, 2, kUInt8))},
+                {{"pad", {1, 1, 1, 1}}}));
+  b.Output(b.Op("bitserial_dense", {m, b.Constant("wd", d.Next({8, 64}, 0, 2, kUInt8))}));
+  return Finish(b, std::move(in));
+}
+
+absl::StatusOr<TestGraph> TinyGraph() {
+  Draws d;
+  Builder b;
+  runtime::NDArray xv = d.Next({1, 16, 8, 8});
+  ValueId x = b.Input("x", {{1, 16, 8, 8}});
+  ValueId y = b.Op("conv2d", {x, b.Constant("w", d.Next({16, 16, 3, 3}, -0.2, 0.2))},
+                   {{"pad", {1, 1, 1, 1}}}, "conv");
+  y = b.Op("relu", {y}, {}, "relu");
+  y = b.Op("flatten", {y});
+  y = b.Op("dense", {y, b.Constant("fc.weight", d.Next({10, 1024}, -0.1, 0.1))}, {}, "fc");
+  b.Output(y);
+  return Finish(b, {xv});
+}
+
+}  // namespace tessel::driver::testing

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+#include "compiler/runtime/ndarray.h"
+
+// Small graphs for tests of compiled models, together covering every graph operator, with seeded
+// random constants (kept in ranges the operators want: positive variances, bit-serial values
+// below 2^bits) and matching random inputs.
+namespace tessel::driver::testing {
+
+struct TestGraph {
+  graph::Graph graph;
+  std::vector<runtime::NDArray> inputs;  // one per graph input
+};
+
+// Seeded uniform values in [low, high) (int32, uint8: integers low .. high - 1).
+runtime::NDArray RandomArray(const std::vector<int64_t>& shape, DLDataType dtype, double low,
+                             double high, uint32_t seed);
+
+// Convolutions: conv2d by each template the x86 strategy picks (Winograd, NCHWc, depthwise,
+// grouped NCHW), two nodes with the same weight constant and the same task, an input read by
+// several nodes; then batch_norm, relu, the four poolings, concatenate, flatten, dense with a
+// bias, softmax and log_softmax. Three outputs.
+absl::StatusOr<TestGraph> ConvolutionGraph();
+
+// Element-wise operators with broadcasting, the shape operators (reshape, transpose, pad,
+// layout_transform), matmul, batch_matmul and conv2d_transpose.
+absl::StatusOr<TestGraph> ElementwiseAndShapeGraph();
+
+// An embedding lookup (take), two lstm_cells sharing their weights (one constant feeding two
+// nodes of one task) chained through both outputs, then an rnn_cell.
+absl::StatusOr<TestGraph> RecurrentGraph();
+
+// bitserial_conv2d and bitserial_dense on uint8 inputs.
+absl::StatusOr<TestGraph> BitserialGraph();
+
+// x [1, 16, 8, 8] -> conv2d 3x3 (16 channels) -> relu -> dense [10]: small and fast to compile.
+absl::StatusOr<TestGraph> TinyGraph();
+
+}  // namespace tessel::driver::testing

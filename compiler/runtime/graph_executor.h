@@ -1,0 +1,130 @@
+#pragma once
+
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/runtime/module.h"
+#include "compiler/runtime/ndarray.h"
+
+// The graph executor: runs a compiled graph, a fixed sequence of kernel calls over the graph's
+// values, the way an ExecutorPlan (below) describes it. The plan is target- and operator-agnostic;
+// compiler/driver/compiled_model.h builds one from a CompiledModel.
+//
+// Each step is one graph node: its kernel's inputs are obtained from the node's logical inputs
+// (as they are, under another shape, packed into channel blocks, a parameter prepared at compile
+// time, or, for layouts the plan does not describe, the node's host `prepare` transform), the
+// kernel runs, and its outputs become the node's logical outputs (directly, under another shape,
+// or through the host `finish` transform).
+//
+// Memory: every buffer is allocated once, when the executor is created (Allocate in the .cc, the
+// one place a memory plan will replace): one per graph input and per value a kernel writes
+// directly, plus packing buffers and the outputs of kernels whose results go through `finish`.
+// Values produced by `finish` and by `prepare` are allocated by those host functions on each run.
+//
+// Threads: kernels run their parallel loops on ThreadPool::Global() (thread_pool.h).
+namespace tessel::runtime {
+
+// A host transform: tensors in, tensors out (the type of ops::HostTransform).
+using HostFn = std::function<absl::StatusOr<std::vector<NDArray>>(const std::vector<NDArray>&)>;
+
+struct TensorDesc {
+  std::vector<int64_t> shape;
+  DLDataType dtype{kDLFloat, 32, 1};
+
+  bool operator==(const TensorDesc& other) const;
+  // "float32[1, 3, 224, 224]"
+  std::string ToString() const;
+};
+
+// Where one input of a step's kernel comes from.
+struct KernelArg {
+  enum class Source {
+    kInput,         // node input `index` as it is (same type)
+    kReshape,       // node input `index` viewed under `type` (same dtype and element count)
+    kPackChannels,  // node input `index`, NCHW [n, c, h, w], packed into `type` =
+                    // [n, cp / b, h, w, b] (NCHW{b}c); channels c..cp-1 are zero
+    kParameter,     // plan parameter `index`
+    kPrepare,       // output `index` of the step's prepare on the node's inputs
+  };
+  Source source = Source::kInput;
+  int index = 0;
+  TensorDesc type;  // what the kernel takes
+};
+const char* SourceName(KernelArg::Source s);
+
+struct ExecutorStep {
+  // Every field has a default, so a designated initializer may name any subset.
+  std::string name = "";          // the node's name, for messages
+  Function kernel = {};           // arguments: its inputs (args), then its outputs (results)
+  std::vector<int> inputs = {};   // the node's logical inputs (value indices)
+  std::vector<int> outputs = {};  // the node's logical outputs (value indices)
+  std::vector<KernelArg> args = {};
+  std::vector<TensorDesc> results = {};  // the kernel's outputs
+  // With use_finish, finish(kernel outputs) gives the node's outputs; otherwise the kernel
+  // writes output k directly, under results[k]'s shape (same dtype and element count).
+  bool use_finish = false;
+  HostFn prepare = {};  // needed when an arg has Source::kPrepare
+  HostFn finish = {};   // needed with use_finish
+};
+
+struct ExecutorValue {
+  std::string name;
+  TensorDesc type;
+  NDArray constant;  // defined for a constant value: its contents
+};
+
+struct ExecutorPlan {
+  std::vector<ExecutorValue> values;
+  std::vector<int> inputs;   // graph inputs, in the order Run takes them
+  std::vector<int> outputs;  // graph outputs, in the order Run gives them
+  std::vector<NDArray> parameters;
+  std::vector<ExecutorStep> steps;  // in an order that defines every value before it is read
+};
+
+// What KernelArg::Source::kPackChannels does: NCHW `src` [n, c, h, w] into `dst`
+// [n, cp / b, h, w, b] (compact, preallocated). dst's channels c..cp-1 are not written (the
+// executor zeroes them once). Unimplemented for elements of other than 1, 2, 4 or 8 bytes.
+absl::Status PackChannelsInto(const NDArray& src, NDArray& dst);
+
+struct ExecutorOptions {
+  // > 0: ThreadPool::Global() is resized to this many threads when the executor is created;
+  // 0 leaves it as it is.
+  int threads = 0;
+};
+
+class GraphExecutor {
+ public:
+  // Checks the plan (internal errors name the step and argument) and allocates its buffers.
+  static absl::StatusOr<GraphExecutor> Create(ExecutorPlan plan,
+                                              const ExecutorOptions& options = {});
+
+  GraphExecutor(GraphExecutor&&) noexcept;
+  GraphExecutor& operator=(GraphExecutor&&) noexcept;
+  ~GraphExecutor();
+
+  // The graph inputs' names and types, in Run's order.
+  std::vector<std::string> InputNames() const;
+  std::vector<TensorDesc> InputTypes() const;
+  std::vector<std::string> OutputNames() const;
+  // The position of the input called name, or NotFound listing the inputs.
+  absl::StatusOr<int> FindInput(const std::string& name) const;
+
+  // Runs the graph on one array per graph input (any strides; copied into the executor's
+  // buffers) and returns fresh copies of the outputs. Errors: the wrong number of inputs, an
+  // input of the wrong type (naming it), a kernel or host transform that fails (naming the node).
+  absl::StatusOr<std::vector<NDArray>> Run(const std::vector<NDArray>& inputs);
+
+ private:
+  struct State;
+  explicit GraphExecutor(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace tessel::runtime
