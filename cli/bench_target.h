@@ -9,7 +9,8 @@
 namespace tessel::cli {
 
 // target with `-mcpu=native` added when it names no CPU, and `-fast-math-contract` when it has no
-// fast-math flag. An error names a target that is not an llvm target for this host.
+// fast-math flag (driver::ResolveCompileTarget: compiled models resolve targets the same way). An
+// error names a target that is not an llvm target for this host.
 absl::StatusOr<std::string> HostBenchTarget(const std::string& target);
 
 // "machine: <CPU, cores, libraries>\ntarget: <target> (cpu <name>), threads: <n>\n"

@@ -9,10 +9,12 @@
 #include <functional>
 #include <span>
 
+#include "cli/conformance.h"
 #include "cli/flags.h"
 #include "cli/gemm_commands.h"
 #include "cli/list.h"
 #include "cli/log_commands.h"
+#include "cli/model_commands.h"
 #include "cli/ops_bench.h"
 #include "cli/tune_command.h"
 #include "cli/version.h"
@@ -98,6 +100,17 @@ const std::vector<Command>& Commands() {
        "oneDNN): `experiment CONFIG.yaml [--out DIR]`; shipped: quickstart, fig12_costmodels, "
        "tuned_table2",
        [](Args args, std::ostream& out) { return experiments::ExperimentCommand(args, out); }},
+      {"compile",
+       "compile a model to a folder: `compile (MODEL.onnx | --workload NAME) --target T [--log L] "
+       "-o DIR` (each task's tuned config from the logs, else its fallback)",
+       [](Args args, std::ostream& out) { return CompileCommand(args, out); }},
+      {"run",
+       "run a compiled model: `run DIR --input NAME=FILE.npy ... [--output FILE.npy] [--bench]`",
+       [](Args args, std::ostream& out) { return RunCommand(args, out); }},
+      {"conformance",
+       "ONNX test cases under DIR compiled, run and compared: `conformance DIR` (per case passed, "
+       "failed or unsupported; last line `N passed, N failed`; exit 1 unless all passed)",
+       [](Args args, std::ostream& out) { return ConformanceCommand(args, out); }},
       {"log",
        "tuning logs: `log summary LOG` (per task: trials, errors, best), `log best LOG` (the best "
        "record per task, as JSON lines)",

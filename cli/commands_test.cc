@@ -141,7 +141,7 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
        "tessel bench: --suite 'table3' is not a suite; known: table2\n"},
       {{"bench", "ops", "--layers", "C1,C13"},
        "tessel bench: --layers: no layer 'C13' in Table 2; the layers are C1, C2,"},
-      {{"bench", "ops", "--target", "cuda"}, "tessel bench: target 'cuda': unknown kind 'cuda'"},
+      {{"bench", "ops", "--target", "cuda"}, "tessel bench: --target 'cuda': unknown kind 'cuda'"},
       {{"bench", "ops", "--target", "llvm -mtriple=aarch64-linux-gnu"},
        "tessel bench: --target 'llvm -mtriple=aarch64-linux-gnu' is not this machine's "
        "architecture\n"},

@@ -22,6 +22,10 @@ struct ImportOptions {
   // Values for symbolic dimensions (dim_param), by name, e.g. {"batch_size", 1}. A symbolic
   // dimension left without a value is an error naming the input.
   std::map<std::string, int64_t> dims = {};
+  // The most bytes of constants the import may compute itself (ConstantOfShape, folded shape
+  // arithmetic, weights re-laid for an operator); initializers read from the model do not count.
+  // A model that needs more is refused (ResourceExhausted) instead of exhausting memory.
+  int64_t max_constant_bytes = int64_t{4} << 30;
 };
 
 absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options = {});

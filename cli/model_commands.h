@@ -1,0 +1,23 @@
+#pragma once
+
+#include <absl/status/status.h>
+
+#include <ostream>
+#include <span>
+#include <string>
+
+// `tessel compile` and `tessel run`: whole models compiled to a folder (driver::CompiledModel)
+// and run from it.
+namespace tessel::cli {
+
+// args after "compile": `(MODEL.onnx | --workload NAME [--batch N]) [--target T] [--log L[,L2]]
+// [--dim NAME=V ...] -o DIR`. Prints the warnings (one per task without a tuned config), a
+// summary and the compile time of each phase. Errors name the file, flag or node.
+absl::Status CompileCommand(std::span<const std::string> args, std::ostream& out);
+
+// args after "run": `DIR --input NAME=FILE.npy ... [--output [NAME=]FILE.npy ...] [--bench
+// [--repeat N]] [--threads T]`. Prints each output's type and first values (or writes them with
+// --output); --bench then times the model: warm-up runs, then the median of N runs, in ms.
+absl::Status RunCommand(std::span<const std::string> args, std::ostream& out);
+
+}  // namespace tessel::cli

@@ -1,0 +1,201 @@
+// `tessel compile`, `tessel run` and `tessel conformance` on cases of the ONNX conformance suite:
+// a model compiled, run from its folder and checked against the suite's output; each user error
+// gets one message naming what is wrong and a non-zero exit.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/commands.h"
+#include "cli/run_tessel_for_test.h"
+#include "compiler/graph/onnx/tensor_file.h"
+#include "compiler/runtime/npy.h"
+
+namespace tessel::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const fs::path kConverted = "external/conformance/onnx/pytorch-converted";
+
+fs::path TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  fs::path path = fs::path(dir ? dir : "/tmp") / name;
+  fs::remove_all(path);
+  return path;
+}
+
+void ExpectError(const std::vector<std::string>& args, const std::string& named) {
+  Outcome o = RunTessel(args);
+  EXPECT_NE(o.exit_code, kExitOk) << o.out;
+  EXPECT_THAT(o.err, HasSubstr(named));
+}
+
+// test_Conv2d_strided (conv2d and bias add; input "0") compiled once for the tests below.
+class ModelCommandsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    model_dir_ = new fs::path(TempPath("conv_model"));
+    case_dir_ = new fs::path(kConverted / "test_Conv2d_strided");
+    Outcome o = RunTessel({"compile", (*case_dir_ / "model.onnx").string(), "--target", "llvm",
+                           "-o", model_dir_->string()});
+    ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+    EXPECT_THAT(o.out, HasSubstr("compiled 2 nodes"));
+    EXPECT_THAT(o.out, HasSubstr("compile time"));
+    EXPECT_THAT(o.out, HasSubstr("warning: no tuning log given"));
+    // The suite's input as .npy.
+    absl::StatusOr<runtime::NDArray> input =
+        graph::onnx::ReadTensorProtoFile((*case_dir_ / "test_data_set_0/input_0.pb").string());
+    ASSERT_TRUE(input.ok()) << input.status();
+    input_npy_ = new fs::path(TempPath("input_0.npy"));
+    ASSERT_TRUE(runtime::SaveNpy(input_npy_->string(), *input).ok());
+  }
+
+  static fs::path* model_dir_;
+  static fs::path* case_dir_;
+  static fs::path* input_npy_;
+};
+
+fs::path* ModelCommandsTest::model_dir_ = nullptr;
+fs::path* ModelCommandsTest::case_dir_ = nullptr;
+fs::path* ModelCommandsTest::input_npy_ = nullptr;
+
+TEST_F(ModelCommandsTest, RunGivesTheSuitesOutput) {
+  const fs::path out = TempPath("output.npy");
+  Outcome o = RunTessel({"run", model_dir_->string(), "--input", "0=" + input_npy_->string(),
+                         "--output", out.string(), "--bench", "--repeat", "3", "--threads", "1"});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("output '"));
+  EXPECT_THAT(o.out, HasSubstr("wrote output"));
+  EXPECT_THAT(o.out, HasSubstr("median "));
+  EXPECT_THAT(o.out, HasSubstr(" ms over 3 runs"));
+  absl::StatusOr<runtime::NDArray> got = runtime::LoadNpy(out.string());
+  absl::StatusOr<runtime::NDArray> want =
+      graph::onnx::ReadTensorProtoFile((*case_dir_ / "test_data_set_0/output_0.pb").string());
+  ASSERT_TRUE(got.ok() && want.ok());
+  ASSERT_EQ(got->shape(), want->shape());
+  for (int64_t i = 0; i < want->NumElements(); ++i) {
+    ASSERT_NEAR(got->data<float>()[i], want->data<float>()[i], 1e-4) << i;
+  }
+}
+
+TEST_F(ModelCommandsTest, CompileUserErrorsNameTheProblem) {
+  const std::string out = TempPath("never").string();
+  const std::string model = (*case_dir_ / "model.onnx").string();
+  ExpectError({"compile", "missing.onnx", "-o", out}, "missing.onnx");
+  ExpectError({"compile", model}, "-o DIR is required");
+  ExpectError({"compile", "-o", out}, "MODEL.onnx or --workload");
+  ExpectError({"compile", model, "--target", "cuda", "-o", out}, "--target: target 'cuda'");
+  ExpectError({"compile", model, "--target", "llvm -mtriple=aarch64-linux-gnu", "-o", out},
+              "not this machine's architecture");
+  ExpectError({"compile", model, "--log", "nolog.jsonl", "-o", out}, "nolog.jsonl");
+  ExpectError({"compile", model, "--speed", "max", "-o", out}, "'--speed'");
+  ExpectError({"compile", model, "--workload", "resnet18", "-o", out}, "not both");
+  ExpectError({"compile", "--workload", "resnet99", "-o", out}, "resnet99");
+  ExpectError({"compile", model, "--dim", "batch", "-o", out}, "--dim takes NAME=VALUE");
+  ExpectError({"compile", model, "-o"}, "-o needs a value");
+  EXPECT_FALSE(fs::exists(out));
+  // Replacing a folder that is not a compiled model is refused.
+  ExpectError({"compile", model, "-o", case_dir_->string()}, "is not a compiled model");
+}
+
+TEST_F(ModelCommandsTest, RunUserErrorsNameTheProblem) {
+  const std::string dir = model_dir_->string();
+  const std::string input = "0=" + input_npy_->string();
+  ExpectError({"run"}, "give the compiled model's folder");
+  ExpectError({"run", "no_such_model"}, "'no_such_model' is not a folder");
+  ExpectError({"run", case_dir_->string(), "--input", input}, "model.json");
+  ExpectError({"run", dir, "--input", input_npy_->string()}, "--input takes NAME=FILE.npy");
+  ExpectError({"run", dir, "--input", "image=" + input_npy_->string()},
+              "no input 'image' (its inputs: 0)");
+  ExpectError({"run", dir, "--input", "0=missing.npy"}, "missing.npy");
+  ExpectError({"run", dir}, "missing --input for 0");
+  ExpectError({"run", dir, "--input", input, "--input", input}, "'0' given twice");
+  const fs::path small = TempPath("small.npy");
+  absl::StatusOr<runtime::NDArray> wrong = runtime::LoadNpy(input_npy_->string());
+  ASSERT_TRUE(wrong.ok());
+  std::vector<int64_t> shape = wrong->shape();
+  shape.back() += 1;
+  ASSERT_TRUE(
+      runtime::SaveNpy(small.string(), runtime::NDArray::Empty(shape, wrong->dtype())).ok());
+  ExpectError({"run", dir, "--input", "0=" + small.string()}, "input '0' must be float32[");
+  ExpectError({"run", dir, "--input", input, "--output", "y=out.npy"}, "has no output 'y'");
+  ExpectError({"run", dir, "--input", input, "--threads", "0"}, "--threads must be >= 1");
+  ExpectError({"run", dir, "--input", input, "--bench", "--repeat", "x"},
+              "--repeat takes an integer");
+}
+
+// --- conformance ---
+
+void WriteTensor(const fs::path& path, const runtime::NDArray& a) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : a.shape()) t.add_dims(d);
+  t.set_raw_data(std::string(a.data<char>(), static_cast<size_t>(a.NumBytes())));
+  std::ofstream out(path, std::ios::binary);
+  ASSERT_TRUE(t.SerializeToOstream(&out));
+}
+
+// A folder with a passing, a failing and an unsupported case in the backend layout and a light
+// case (a sigmoid whose reference output is computed here from the ramp input).
+TEST(ConformanceCommandTest, ReportsEachCaseAndTheTotal) {
+  const fs::path root = TempPath("suite");
+  fs::create_directories(root / "backend");
+  fs::copy(kConverted / "test_Conv2d_strided", root / "backend/test_Conv2d_strided",
+           fs::copy_options::recursive);
+  fs::copy(kConverted / "test_Conv3d", root / "backend/test_Conv3d", fs::copy_options::recursive);
+  fs::copy(kConverted / "test_Conv2d_strided", root / "backend/wrong_output",
+           fs::copy_options::recursive);
+  const fs::path wrong = root / "backend/wrong_output/test_data_set_0/output_0.pb";
+  absl::StatusOr<runtime::NDArray> out = graph::onnx::ReadTensorProtoFile(wrong.string());
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->shape().back(), 2);
+  out->data<float>()[3] += 1.0f;  // at [0, 0, 1, 1]
+  fs::remove(wrong);
+  WriteTensor(wrong, *out);
+
+  fs::create_directories(root / "light");
+  fs::copy(kConverted / "test_Sigmoid/model.onnx", root / "light/light_sigmoid.onnx");
+  absl::StatusOr<runtime::NDArray> x = graph::onnx::ReadTensorProtoFile(
+      (kConverted / "test_Sigmoid/test_data_set_0/input_0.pb").string());
+  ASSERT_TRUE(x.ok());
+  const int64_t n = x->NumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = static_cast<float>(static_cast<double>(i) / static_cast<double>(n));
+    x->data<float>()[i] = 1.0f / (1.0f + std::exp(-v));
+  }
+  WriteTensor(root / "light/light_sigmoid_output_0.pb", *x);
+
+  Outcome o = RunTessel({"conformance", root.string()});
+  EXPECT_EQ(o.exit_code, kExitFailed) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("backend/test_Conv2d_strided: passed\n"));
+  EXPECT_THAT(o.out, HasSubstr("backend/test_Conv3d: unsupported: Conv (3-D convolution)\n"));
+  EXPECT_THAT(o.out,
+              HasSubstr("backend/wrong_output: failed (max abs error 1 at index [0, 0, 1, 1])"));
+  EXPECT_THAT(o.out, HasSubstr("light/light_sigmoid: passed\n"));
+  EXPECT_TRUE(o.out.ends_with("2 passed, 2 failed\n")) << o.out;
+  EXPECT_THAT(o.err, HasSubstr("2 of 4 cases did not pass"));
+
+  Outcome one = RunTessel({"conformance", root.string(), "--filter", "strided"});
+  EXPECT_EQ(one.exit_code, kExitOk) << one.err;
+  EXPECT_EQ(one.out, "backend/test_Conv2d_strided: passed\n1 passed, 0 failed\n");
+  // A case folder itself is a suite of one.
+  Outcome itself = RunTessel({"conformance", (root / "backend/test_Conv2d_strided").string()});
+  EXPECT_EQ(itself.out, "test_Conv2d_strided: passed\n1 passed, 0 failed\n");
+}
+
+TEST(ConformanceCommandTest, BadFoldersAreErrors) {
+  ExpectError({"conformance"}, "give one folder");
+  ExpectError({"conformance", "no_such_dir"}, "'no_such_dir' is not a folder");
+  const fs::path empty = TempPath("empty");
+  fs::create_directories(empty);
+  ExpectError({"conformance", empty.string()}, "no ONNX test cases under");
+}
+
+}  // namespace
+}  // namespace tessel::cli

@@ -1,0 +1,219 @@
+// The element-wise operators against values computed here: numpy and legacy (opset < 7)
+// broadcasting, the variadic Sum / Mean / Max, Clip before and after opset 11 (attribute and input
+// forms, absent bounds, min > max), PRelu per channel and broadcast, the activations, arithmetic
+// on known tensors done at import, and non-float32 operands refused.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "compiler/graph/onnx/testing.h"
+
+namespace tessel::graph::onnx {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace testing;  // NOLINT: the frontend's test helpers
+using runtime::NDArray;
+
+// f over a [2, 3, 4] and b [3, 1] broadcast.
+std::vector<float> Broadcast(const NDArray& a, const NDArray& b, float (*f)(float, float)) {
+  std::vector<float> out;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k) {
+        out.push_back(f(a.data<float>()[(i * 3 + j) * 4 + k], b.data<float>()[j]));
+      }
+  return out;
+}
+
+TEST(ConvertElementwiseTest, BinariesBroadcastAsNumpy) {
+  const NDArray a = Random({2, 3, 4}, 1), b = Random({3, 1}, 2);
+  const std::vector<std::pair<std::string, float (*)(float, float)>> ops = {
+      {"Add", [](float x, float y) { return x + y; }},
+      {"Sub", [](float x, float y) { return x - y; }},
+      {"Mul", [](float x, float y) { return x * y; }},
+      {"Div", [](float x, float y) { return x / y; }},
+      {"Max", [](float x, float y) { return std::max(x, y); }},
+      {"Min", [](float x, float y) { return std::min(x, y); }},
+  };
+  for (const auto& [op, f] : ops) {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "a", {2, 3, 4});
+    AddInput(m, "b", {3, 1});
+    AddNode(m, op, {"a", "b"}, {"y"});
+    AddOutput(m, "y", 3);
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {a, b});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, Broadcast(a, b, f))), 1e-6) << op;
+  }
+}
+
+TEST(ConvertElementwiseTest, LegacyBroadcastAlignsAtAxis) {
+  // Opset 6: B [3] with axis 1 lines up with A's axis 1 of [2, 3, 4] (numpy would align it with
+  // the last axis and fail).
+  const NDArray a = Random({2, 3, 4}, 3), b = Random({3}, 4);
+  ::onnx::ModelProto m = NewModel(6);
+  AddInput(m, "a", {2, 3, 4});
+  AddInitializer(m, "b", b);
+  auto& n = AddNode(m, "Add", {"a", "b"}, {"y"});
+  SetAttr(n, "broadcast", int64_t{1});
+  SetAttr(n, "axis", int64_t{1});
+  AddOutput(m, "y", 3);
+  absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {a});
+  ASSERT_TRUE(y.ok()) << y.status();
+  const NDArray b31 = Floats({3, 1}, Values(b));
+  EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, Broadcast(a, b31, [](float x, float v) {
+                                         return x + v;
+                                       }))),
+            1e-6);
+}
+
+TEST(ConvertElementwiseTest, VariadicSumMeanMax) {
+  const NDArray a = Random({2, 3}, 5), b = Random({2, 3}, 6), c = Random({3}, 7);
+  for (const std::string op : {"Sum", "Mean", "Max"}) {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "a", {2, 3});
+    AddInput(m, "b", {2, 3});
+    AddInitializer(m, "c", c);
+    AddNode(m, op, {"a", "b", "c"}, {"y"}, "n");
+    AddOutput(m, "y", 2);
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {a, b});
+    ASSERT_TRUE(y.ok()) << y.status();
+    std::vector<float> want;
+    for (int64_t i = 0; i < 6; ++i) {
+      const float x = a.data<float>()[i], v = b.data<float>()[i], w = c.data<float>()[i % 3];
+      want.push_back(op == "Sum" ? x + v + w : op == "Mean" ? (x + v + w) / 3 : std::max({x, v, w}));
+    }
+    EXPECT_LT(MaxError((*y)[0], Floats({2, 3}, want)), 1e-6) << op;
+  }
+}
+
+// Clip of a row holding -inf, a negative, a positive and +inf.
+std::vector<float> ClipOf(const ::onnx::ModelProto& m) {
+  const float inf = std::numeric_limits<float>::infinity();
+  absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {Floats({4}, {-inf, -2.0f, 3.0f, inf})});
+  EXPECT_TRUE(y.ok()) << y.status();
+  return y.ok() ? Values((*y)[0]) : std::vector<float>();
+}
+
+TEST(ConvertElementwiseTest, ClipForms) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float lowest = std::numeric_limits<float>::lowest();
+  {
+    // Opset 6: min and max attributes; an absent min is the lowest float, which clamps -inf.
+    ::onnx::ModelProto m = NewModel(6);
+    AddInput(m, "x", {4});
+    SetAttr(AddNode(m, "Clip", {"x"}, {"y"}), "max", 1.0f);
+    AddOutput(m, "y", 1);
+    EXPECT_EQ(ClipOf(m), (std::vector<float>{lowest, -2.0f, 1.0f, 1.0f}));
+  }
+  {
+    // Opset 13: bounds as inputs; an absent one does not clip.
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {4});
+    AddInitializer(m, "hi", Floats({}, {1.0f}));
+    AddNode(m, "Clip", {"x", "", "hi"}, {"y"});
+    AddOutput(m, "y", 1);
+    EXPECT_EQ(ClipOf(m), (std::vector<float>{-inf, -2.0f, 1.0f, 1.0f}));
+  }
+  {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {4});
+    AddInitializer(m, "lo", Floats({}, {-1.0f}));
+    AddInitializer(m, "hi", Floats({}, {6.0f}));
+    AddNode(m, "Clip", {"x", "lo", "hi"}, {"y"});
+    AddOutput(m, "y", 1);
+    EXPECT_EQ(ClipOf(m), (std::vector<float>{-1.0f, -1.0f, 3.0f, 6.0f}));
+    EXPECT_THAT(ToText(*Import(m)), HasSubstr("clip("));
+  }
+  {
+    // min > max: ONNX gives max everywhere.
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {4});
+    AddInitializer(m, "lo", Floats({}, {2.0f}));
+    AddInitializer(m, "hi", Floats({}, {1.0f}));
+    AddNode(m, "Clip", {"x", "lo", "hi"}, {"y"});
+    AddOutput(m, "y", 1);
+    EXPECT_EQ(ClipOf(m), (std::vector<float>{1.0f, 1.0f, 1.0f, 1.0f}));
+  }
+}
+
+TEST(ConvertElementwiseTest, PReluPerChannelAndBroadcast) {
+  const NDArray x = Random({2, 3, 4}, 8), slope = Random({3}, 9);
+  for (int opset : {6, 9}) {
+    ::onnx::ModelProto m = NewModel(opset);
+    AddInput(m, "x", {2, 3, 4});
+    // Opset 6 reads a [C] slope per channel; opset 9 broadcasts, so it takes [3, 1].
+    AddInitializer(m, "s", opset == 6 ? slope : Floats({3, 1}, Values(slope)));
+    AddNode(m, "PRelu", {"x", "s"}, {"y"});
+    AddOutput(m, "y", 3);
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    std::vector<float> want;
+    for (int64_t i = 0; i < 24; ++i) {
+      const float v = x.data<float>()[i];
+      want.push_back(v >= 0 ? v : v * slope.data<float>()[(i / 4) % 3]);
+    }
+    EXPECT_EQ(MaxError((*y)[0], Floats({2, 3, 4}, want)), 0) << "opset " << opset;
+  }
+}
+
+TEST(ConvertElementwiseTest, Activations) {
+  const NDArray x = Random({3, 5}, 10);
+  const std::vector<std::pair<std::string, std::function<float(float)>>> ops = {
+      {"Relu", [](float v) { return v > 0 ? v : 0.0f; }},
+      {"Sigmoid", [](float v) { return 1.0f / (1.0f + std::exp(-v)); }},
+      {"Tanh", [](float v) { return std::tanh(v); }},
+      {"LeakyRelu", [](float v) { return v > 0 ? v : 0.25f * v; }},
+      {"Neg", [](float v) { return -v; }},
+      {"Abs", [](float v) { return std::abs(v); }},
+  };
+  for (const auto& [op, f] : ops) {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {3, 5});
+    auto& n = AddNode(m, op, {"x"}, {"y"});
+    if (op == "LeakyRelu") SetAttr(n, "alpha", 0.25f);
+    AddOutput(m, "y", 2);
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    std::vector<float> want;
+    for (float v : Values(x)) want.push_back(f(v));
+    EXPECT_LT(MaxError((*y)[0], Floats({3, 5}, want)), 1e-6) << op;
+  }
+}
+
+TEST(ConvertElementwiseTest, KnownOperandsAreComputedAtImport) {
+  // (c1 * c2 + c3) on constants leaves no node: the output is a constant.
+  ::onnx::ModelProto m = NewModel(13);
+  AddInitializer(m, "c1", Int64s({2}, {3, 4}));
+  AddInitializer(m, "c2", Int64s({}, {5}));
+  AddInitializer(m, "c3", Int64s({2}, {-1, 1}));
+  AddNode(m, "Mul", {"c1", "c2"}, {"p"});
+  AddNode(m, "Add", {"p", "c3"}, {"y"});
+  AddOutput(m, "y", 1, ::onnx::TensorProto::INT64);
+  absl::StatusOr<Graph> g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(g->nodes.empty());
+  const Value& out = g->value(g->outputs[0]);
+  ASSERT_EQ(out.kind, ValueKind::kConstant);
+  EXPECT_EQ(std::vector<int64_t>(out.data.data<int64_t>(), out.data.data<int64_t>() + 2),
+            (std::vector<int64_t>{14, 21}));
+}
+
+TEST(ConvertElementwiseTest, ComputedNonFloatOperandsAreUnsupported) {
+  ::onnx::ModelProto m = NewModel(13);
+  AddInput(m, "a", {2}, ::onnx::TensorProto::INT64);
+  AddInput(m, "b", {2}, ::onnx::TensorProto::INT64);
+  AddNode(m, "Add", {"a", "b"}, {"y"}, "sum");
+  AddOutput(m, "y", 1, ::onnx::TensorProto::INT64);
+  absl::StatusOr<Graph> g = Import(m);
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("unsupported ONNX operator 'Add' (node 'sum' in test.onnx): input 0 ('a') "
+                        "has element type int64; Tessel's operators compute float32"));
+}
+
+}  // namespace
+}  // namespace tessel::graph::onnx

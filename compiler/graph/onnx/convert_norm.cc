@@ -1,0 +1,72 @@
+// BatchNormalization (inference), Softmax and LogSoftmax.
+#include <absl/strings/str_cat.h>
+
+#include "compiler/graph/onnx/converters.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::graph::onnx::internal {
+namespace {
+
+// Inference batch normalization with the running statistics; any rank >= 2, as the normalization
+// is per channel (axis 1): the other axes fold into the operator's H.
+absl::Status ConvertBatchNorm(NodeContext& c) {
+  for (int i = 1; i < c.NumOutputs(); ++i) {
+    if (c.OutputUsed(i)) return c.Unsupported(absl::StrCat("training output ", i));
+  }
+  TESSEL_ASSIGN_OR_RETURN(const int64_t training, c.Int("training_mode", 0));
+  if (training != 0) return c.Unsupported("attribute 'training_mode' 1");
+  TESSEL_ASSIGN_OR_RETURN(const int64_t spatial, c.Int("spatial", 1));
+  if (c.opset() < 9 && spatial == 0) return c.Unsupported("attribute 'spatial' 0");
+  TESSEL_ASSIGN_OR_RETURN(const float epsilon, c.Float("epsilon", 1e-5f));
+  const std::vector<int64_t> xs = c.Shape(0);
+  if (xs.size() < 2) {
+    return c.Invalid(absl::StrCat("the input ", c.Type(0).ToString(), " has no channel axis"));
+  }
+  int64_t rest = 1;
+  for (size_t d = 2; d < xs.size(); ++d) rest *= xs[d];
+  const std::vector<int64_t> x4 =
+      xs.size() == 4 ? xs : std::vector<int64_t>{xs[0], xs[1], rest, 1};
+  std::vector<ValueId> in;
+  TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
+  in.push_back(c.Reshape(x, x4, "input_4d"));
+  for (int i = 1; i <= 4; ++i) {
+    TESSEL_ASSIGN_OR_RETURN(const ValueId v, c.Float32(i));
+    in.push_back(v);
+  }
+  const ValueId y = c.Op("batch_norm", in, {{"epsilon", epsilon}});
+  c.SetOutput(0, c.Reshape(y, xs, "output"));
+  return absl::OkStatus();
+}
+
+// Before opset 13 Softmax works on the input flattened to 2-D at `axis` (default 1); from 13 on
+// one axis (default -1).
+absl::Status ConvertSoftmax(NodeContext& c, const char* op) {
+  const std::vector<int64_t> xs = c.Shape(0);
+  const int64_t rank = static_cast<int64_t>(xs.size());
+  if (rank == 0) return c.Invalid("the input is a scalar");
+  const bool legacy = c.opset() < 13;
+  TESSEL_ASSIGN_OR_RETURN(const int64_t axis_attr, c.Int("axis", legacy ? 1 : -1));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(axis_attr, rank, "attribute 'axis'");
+  if (!axis.ok()) return c.Invalid(std::string(axis.status().message()));
+  TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
+  if (!legacy || *axis == rank - 1) {
+    c.SetOutput(0, c.Op(op, {x}, {{"axis", *axis}}));
+    return absl::OkStatus();
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < *axis ? outer : inner) *= xs[d];
+  const ValueId flat = c.Reshape(x, {outer, inner}, "input_2d");
+  const ValueId y = c.Op(op, {flat}, {{"axis", 1}});
+  c.SetOutput(0, c.Reshape(y, xs, "output"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddNormConverters(ConverterTable& table) {
+  table["BatchNormalization"] = ConvertBatchNorm;
+  table["Softmax"] = [](NodeContext& c) { return ConvertSoftmax(c, "softmax"); };
+  table["LogSoftmax"] = [](NodeContext& c) { return ConvertSoftmax(c, "log_softmax"); };
+}
+
+}  // namespace tessel::graph::onnx::internal

@@ -1,0 +1,119 @@
+// Softmax and LogSoftmax before opset 13 (the input flattened to 2-D at `axis`) and from 13 (one
+// axis), and inference BatchNormalization over 2-D to 5-D inputs, against values computed here.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler/graph/onnx/testing.h"
+
+namespace tessel::graph::onnx {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace testing;  // NOLINT: the frontend's test helpers
+using runtime::NDArray;
+
+// Softmax of x [2, 3, 4] over the groups `group(i)` of elements (same group, same softmax).
+std::vector<float> SoftmaxBy(const NDArray& x, const std::function<int64_t(int64_t)>& group,
+                             bool log) {
+  std::map<int64_t, double> sums, maxes;
+  const std::vector<float> v = Values(x);
+  for (int64_t i = 0; i < 24; ++i) {
+    maxes.try_emplace(group(i), -1e30);
+    maxes[group(i)] = std::max(maxes[group(i)], static_cast<double>(v[i]));
+  }
+  for (int64_t i = 0; i < 24; ++i) sums[group(i)] += std::exp(v[i] - maxes[group(i)]);
+  std::vector<float> out;
+  for (int64_t i = 0; i < 24; ++i) {
+    const double e = v[i] - maxes[group(i)];
+    out.push_back(static_cast<float>(log ? e - std::log(sums[group(i)])
+                                         : std::exp(e) / sums[group(i)]));
+  }
+  return out;
+}
+
+TEST(ConvertNormTest, SoftmaxAxisBeforeAndFromOpset13) {
+  const NDArray x = Random({2, 3, 4}, 1);
+  for (const std::string op : {"Softmax", "LogSoftmax"}) {
+    for (int opset : {11, 13}) {
+      ::onnx::ModelProto m = NewModel(opset);
+      AddInput(m, "x", {2, 3, 4});
+      SetAttr(AddNode(m, op, {"x"}, {"y"}), "axis", int64_t{1});
+      AddOutput(m, "y", 3);
+      absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+      ASSERT_TRUE(y.ok()) << y.status();
+      // Opset 11: one softmax over axes 1 and 2 together (per batch); 13: over axis 1 alone.
+      const auto group = opset == 11 ? std::function<int64_t(int64_t)>([](int64_t i) { return i / 12; })
+                                     : std::function<int64_t(int64_t)>([](int64_t i) {
+                                         return (i / 12) * 4 + i % 4;
+                                       });
+      EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, SoftmaxBy(x, group, op == "LogSoftmax"))),
+                1e-6)
+          << op << " opset " << opset;
+    }
+  }
+}
+
+TEST(ConvertNormTest, SoftmaxDefaultAxes) {
+  const NDArray x = Random({2, 3, 4}, 2);
+  for (int opset : {11, 13}) {
+    ::onnx::ModelProto m = NewModel(opset);
+    AddInput(m, "x", {2, 3, 4});
+    AddNode(m, "Softmax", {"x"}, {"y"});
+    AddOutput(m, "y", 3);
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    // Opset 11 defaults to axis 1 (flattening axes 1 and 2), 13 to the last axis.
+    const auto group = opset == 11 ? std::function<int64_t(int64_t)>([](int64_t i) { return i / 12; })
+                                   : std::function<int64_t(int64_t)>([](int64_t i) { return i / 4; });
+    EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, SoftmaxBy(x, group, false))), 1e-6) << opset;
+  }
+}
+
+TEST(ConvertNormTest, BatchNormalizationOfAnyRank) {
+  const NDArray scale = Random({3}, 3), bias = Random({3}, 4), mean = Random({3}, 5);
+  NDArray var = Random({3}, 6);
+  for (int64_t i = 0; i < 3; ++i) var.data<float>()[i] = std::abs(var.data<float>()[i]) + 0.5f;
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{4, 3}, {2, 3, 5}, {2, 3, 4, 5}, {2, 3, 2, 2, 2}}) {
+    const NDArray x = Random(shape, 7);
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", shape);
+    AddInitializer(m, "scale", scale);
+    AddInitializer(m, "bias", bias);
+    AddInitializer(m, "mean", mean);
+    AddInitializer(m, "var", var);
+    SetAttr(AddNode(m, "BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}),
+            "epsilon", 1e-3f);
+    AddOutput(m, "y", static_cast<int>(shape.size()));
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    int64_t inner = 1;
+    for (size_t d = 2; d < shape.size(); ++d) inner *= shape[d];
+    std::vector<float> want;
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      const int64_t ch = (i / inner) % 3;
+      want.push_back((x.data<float>()[i] - mean.data<float>()[ch]) /
+                         std::sqrt(var.data<float>()[ch] + 1e-3f) * scale.data<float>()[ch] +
+                     bias.data<float>()[ch]);
+    }
+    EXPECT_LT(MaxError((*y)[0], Floats(shape, want)), 1e-5) << shape.size() << "-D";
+  }
+}
+
+TEST(ConvertNormTest, TrainingBatchNormalizationIsUnsupported) {
+  ::onnx::ModelProto m = NewModel(14);
+  AddInput(m, "x", {2, 3, 4, 4});
+  for (const char* name : {"s", "b", "m", "v"}) AddInitializer(m, name, Random({3}, 1));
+  auto& n = AddNode(m, "BatchNormalization", {"x", "s", "b", "m", "v"},
+                   {"y", "running_mean", "running_var"}, "bn");
+  SetAttr(n, "training_mode", int64_t{1});
+  AddOutput(m, "y", 4);
+  EXPECT_THAT(std::string(Import(m).status().message()),
+              HasSubstr("unsupported ONNX operator 'BatchNormalization' (node 'bn' in test.onnx): "
+                        "attribute 'training_mode' 1"));
+}
+
+}  // namespace
+}  // namespace tessel::graph::onnx
