@@ -15,6 +15,7 @@
 #include "cli/list.h"
 #include "cli/log_commands.h"
 #include "cli/model_commands.h"
+#include "cli/model_bench.h"
 #include "cli/ops_bench.h"
 #include "cli/tune_command.h"
 #include "cli/version.h"
@@ -81,14 +82,16 @@ const std::vector<Command>& Commands() {
        "interleaved); `bench schedules` (a 1024^3 GEMM with the default and a hand-written "
        "schedule against OpenBLAS and the FMA peak); `bench ops --suite table2 --target llvm "
        "--threads T` (the paper's Table 2 "
-       "layers, ours and oneDNN interleaved, checked against libtorch)",
+       "layers, ours and oneDNN interleaved, checked against libtorch); `bench model NAME --vs "
+       "libtorch --threads T` (a whole network, ours and libtorch interleaved)",
        [](Args args, std::ostream& out) {
          if (!args.empty() && args.front() == "gemm") return BenchGemm(args.subspan(1), out);
          if (!args.empty() && args.front() == "ops") return BenchOps(args.subspan(1), out);
+         if (!args.empty() && args.front() == "model") return BenchModel(args.subspan(1), out);
          if (!args.empty() && args.front() == "schedules")
            return BenchSchedules(args.subspan(1), out);
          return absl::InvalidArgumentError(
-             absl::StrCat("'bench' needs a benchmark name: gemm, ops or schedules",
+             absl::StrCat("'bench' needs a benchmark name: gemm, ops, model or schedules",
                           args.empty() ? "" : absl::StrCat(", not '", args.front(), "'")));
        }},
       {"tune",

@@ -134,9 +134,9 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
     std::string err;
   };
   const Case cases[] = {
-      {{"bench"}, "tessel bench: 'bench' needs a benchmark name: gemm, ops or schedules\n"},
+      {{"bench"}, "tessel bench: 'bench' needs a benchmark name: gemm, ops, model or schedules\n"},
       {{"bench", "conv"},
-       "tessel bench: 'bench' needs a benchmark name: gemm, ops or schedules, not 'conv'\n"},
+       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model or schedules, not 'conv'\n"},
       {{"bench", "ops", "--suite", "table3"},
        "tessel bench: --suite 'table3' is not a suite; known: table2\n"},
       {{"bench", "ops", "--layers", "C1,C13"},

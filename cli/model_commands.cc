@@ -180,6 +180,16 @@ absl::Status WriteOutputs(const CommandArgs& args, const runtime::GraphExecutor&
 
 }  // namespace
 
+absl::StatusOr<std::optional<search::ApplyHistoryBest>> ReadLogFlag(const std::string& logs) {
+  if (logs.empty()) return std::nullopt;
+  std::vector<std::string> paths = absl::StrSplit(logs, ',', absl::SkipEmpty());
+  absl::StatusOr<search::ApplyHistoryBest> read = search::ApplyHistoryBest::FromLogs(paths);
+  if (!read.ok()) {
+    return absl::Status(read.status().code(), absl::StrCat("--log: ", read.status().message()));
+  }
+  return std::optional<search::ApplyHistoryBest>(*std::move(read));
+}
+
 absl::Status CompileCommand(std::span<const std::string> arg_words, std::ostream& out) {
   TESSEL_ASSIGN_OR_RETURN(CommandArgs args,
                           CommandArgs::Parse("compile", arg_words, CompileSpec()));
@@ -190,15 +200,7 @@ absl::Status CompileCommand(std::span<const std::string> arg_words, std::ostream
   TESSEL_ASSIGN_OR_RETURN(std::string logs, args.Value("log", ""));
   TESSEL_ASSIGN_OR_RETURN(graph::Graph g, ReadGraph(args));
 
-  std::optional<search::ApplyHistoryBest> history;
-  if (!logs.empty()) {
-    std::vector<std::string> paths = absl::StrSplit(logs, ',', absl::SkipEmpty());
-    absl::StatusOr<search::ApplyHistoryBest> read = search::ApplyHistoryBest::FromLogs(paths);
-    if (!read.ok()) {
-      return absl::Status(read.status().code(), absl::StrCat("--log: ", read.status().message()));
-    }
-    history.emplace(*std::move(read));
-  }
+  TESSEL_ASSIGN_OR_RETURN(std::optional<search::ApplyHistoryBest> history, ReadLogFlag(logs));
   absl::StatusOr<driver::CompiledModel> model =
       driver::Compile(g, target, history ? &*history : nullptr);
   if (!model.ok()) {

@@ -1,14 +1,22 @@
 #pragma once
 
 #include <absl/status/status.h>
+#include <absl/status/statusor.h>
 
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
 
 // `tessel compile` and `tessel run`: whole models compiled to a folder (driver::CompiledModel)
 // and run from it.
+#include "search/records/apply_history_best.h"
+
 namespace tessel::cli {
+
+// The value of a --log flag: tuning logs, comma-separated (none when empty). Errors start
+// "--log: " and name the file.
+absl::StatusOr<std::optional<search::ApplyHistoryBest>> ReadLogFlag(const std::string& logs);
 
 // args after "compile": `(MODEL.onnx | --workload NAME [--batch N]) [--target T] [--log L[,L2]]
 // [--dim NAME=V ...] -o DIR`. Prints the warnings (one per task without a tuned config), a

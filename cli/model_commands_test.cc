@@ -20,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 const fs::path kConverted = "external/conformance/onnx/pytorch-converted";
 
@@ -128,6 +129,27 @@ TEST_F(ModelCommandsTest, RunUserErrorsNameTheProblem) {
   ExpectError({"run", dir, "--input", input, "--threads", "0"}, "--threads must be >= 1");
   ExpectError({"run", dir, "--input", input, "--bench", "--repeat", "x"},
               "--repeat takes an integer");
+}
+
+// --- bench model ---
+
+TEST_F(ModelCommandsTest, BenchModelUserErrorsNameTheProblem) {
+  ExpectError({"bench", "model"}, "takes one network name (resnet18, mobilenet_v1");
+  ExpectError({"bench", "model", "resnet99"}, "resnet99");
+  ExpectError({"bench", "model", "dqn", "--vs", "onnxruntime"}, "--vs 'onnxruntime'");
+  ExpectError({"bench", "model", "dqn", "--threads", "0"}, "--threads must be between 1");
+  ExpectError({"bench", "model", "dqn", "--repeat", "3"}, "--repeat must be at least 5");
+  ExpectError({"bench", "model", "dqn", "--batch", "0"}, "batch");
+  ExpectError({"bench", "model", "dqn", "--log", "nolog.jsonl"}, "--log: ");
+}
+
+TEST_F(ModelCommandsTest, BenchModelChecksAndTimesBothSides) {
+  Outcome o = RunTessel({"bench", "model", "dqn", "--threads", "1", "--repeat", "5"});
+  ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
+  EXPECT_THAT(o.out, HasSubstr("outputs equal libtorch's"));
+  ASSERT_FALSE(o.out.empty());
+  const std::string last = o.out.substr(o.out.rfind('\n', o.out.size() - 2) + 1);
+  EXPECT_THAT(last, StartsWith("tessel/libtorch speedup = ")) << o.out;
 }
 
 // --- conformance ---
