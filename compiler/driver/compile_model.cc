@@ -4,6 +4,7 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_replace.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -12,8 +13,11 @@
 #include "compiler/driver/build.h"
 #include "compiler/driver/compile_target.h"
 #include "compiler/driver/kernel_connection.h"
-#include "compiler/ops/nn/conv2d.h"
-#include "compiler/ops/x86/conv2d_strategy.h"
+#include "compiler/driver/kernel_groups.h"
+#include "compiler/driver/optimize_graph.h"
+#include "compiler/driver/select_template.h"
+#include "compiler/graph/passes/fuse_ops.h"
+#include "compiler/graph/passes/plan_memory.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/transforms/pipeline.h"
 
@@ -26,29 +30,17 @@ double Since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The x86 template that computes `op` with these arguments.
-absl::StatusOr<const ops::Template*> ChooseTemplate(const std::string& op,
-                                                    const nlohmann::json& args,
-                                                    const ops::TargetFacts& facts) {
-  if (op == "conv2d") {
-    TESSEL_ASSIGN_OR_RETURN(ops::nn::Conv2dAttrs attrs, ops::nn::ReadConv2dAttrs(op, args));
-    return ops::FindTemplate(ops::x86::SelectConv2dTemplate(attrs, facts));
-  }
-  for (const ops::Template* t : ops::AllTemplates()) {
-    if (t->op == op) return t;
-  }
-  return absl::UnimplementedError(absl::StrCat("no x86 template computes operator '", op, "'"));
-}
-
 // One distinct task: what it takes to build its kernel.
 struct KernelJob {
   const ops::Template* t = nullptr;
   CompiledKernel kernel;
-  std::vector<int> nodes;  // the graph nodes it computes
+  std::optional<FusedTail> tail;
+  std::vector<int> nodes;  // the master nodes of the steps it computes
   ops::OpProgram program;
   ir::PrimFunc func;
   absl::Status status;
   std::string warning;
+  bool untuned = false;  // a log was given without a config for the task
 };
 
 std::string NodesText(const graph::Graph& g, const std::vector<int>& nodes) {
@@ -74,7 +66,8 @@ void ParallelEach(int n, int threads, const std::function<void(int)>& fn) {
 void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* log,
                          const ops::TargetFacts& facts, KernelJob& job) {
   const search::Task& task = job.kernel.task;
-  const std::string where = absl::StrCat(NodesText(g, job.nodes), " (", job.t->name, ")");
+  const std::string where = absl::StrCat(NodesText(g, job.nodes), " (", job.t->name,
+                                         job.tail ? " with a fused tail" : "", ")");
   auto fail = [&](const absl::Status& s) {
     job.status = absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
   };
@@ -85,8 +78,7 @@ void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* 
   if (log != nullptr) {
     std::optional<search::Record> best = log->Best(task.Key());
     if (!best) {
-      job.warning = absl::StrCat("no tuned config for ", where, ", task ", task.Key(),
-                                 "; using the template's fallback");
+      job.untuned = true;
     } else if (absl::StatusOr<search::Config> tuned = space->FromJson(best->config); !tuned.ok()) {
       job.warning = absl::StrCat("the tuned config for ", where, " does not fit the template (",
                                  tuned.status().message(), "); using the template's fallback");
@@ -95,13 +87,17 @@ void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* 
       job.kernel.tuned = true;
     }
   }
-  absl::StatusOr<ops::OpProgram> program = job.t->instantiate(job.kernel.config, task.args, facts);
+  auto instantiate = [&](const search::Config& config) {
+    return job.tail ? job.t->instantiate_with_tail(config, task.args, facts, job.tail->tail)
+                    : job.t->instantiate(config, task.args, facts);
+  };
+  absl::StatusOr<ops::OpProgram> program = instantiate(job.kernel.config);
   if (!program.ok() && job.kernel.tuned) {
     job.warning = absl::StrCat("the tuned config for ", where, " fails to instantiate (",
                                program.status().message(), "); using the template's fallback");
     job.kernel.config = fallback;
     job.kernel.tuned = false;
-    program = job.t->instantiate(fallback, task.args, facts);
+    program = instantiate(fallback);
   }
   if (!program.ok()) return fail(program.status());
   job.program = *std::move(program);
@@ -111,98 +107,118 @@ void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* 
   job.func = *std::move(func);
 }
 
-// One job per distinct task, in order of first use; node_kernel[i] is node i's job.
+// The steps (one per kernel group, in order: what runs, on which values) and one job per
+// distinct (task, tail), in order of first use; steps[k].kernel is its job.
 absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g, const std::string& target,
                                                    const ops::TargetFacts& facts,
-                                                   std::vector<int>& node_kernel) {
+                                                   const KernelGroups& groups,
+                                                   std::vector<CompiledStep>& steps) {
   std::vector<KernelJob> jobs;
   absl::flat_hash_map<std::string, int> by_key;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const graph::Node& node = g.nodes[i];
+  for (size_t k = 0; k < groups.plan.groups.size(); ++k) {
+    const graph::passes::FusionGroup& group = groups.plan.groups[k];
+    const std::optional<FusedTail>& tail = groups.tails[k];
+    CompiledStep step;
+    step.nodes = group.nodes;
+    step.master = tail ? group.master : group.nodes[0];
+    const graph::Node& node = g.nodes[static_cast<size_t>(step.master)];
+    step.inputs = node.inputs;
+    step.outputs = node.outputs;
+    if (tail) {
+      step.inputs.insert(step.inputs.end(), tail->inputs.begin(), tail->inputs.end());
+      step.outputs = g.nodes[static_cast<size_t>(group.nodes.back())].outputs;
+    }
     TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, graph::OpArgsOf(g, node));
-    absl::StatusOr<const ops::Template*> t = ChooseTemplate(node.op, args, facts);
+    absl::StatusOr<const ops::Template*> t = SelectTemplate(node.op, args, facts);
     if (!t.ok()) {
       return absl::Status(t.status().code(), absl::StrCat("node '", node.name, "' (", node.op,
                                                           "): ", t.status().message()));
     }
     search::Task task{.template_name = (*t)->name, .args = std::move(args), .target = target};
-    auto [it, inserted] = by_key.try_emplace(task.Key(), static_cast<int>(jobs.size()));
+    const std::string signature = tail ? tail->signature : "";
+    auto [it, inserted] =
+        by_key.try_emplace(absl::StrCat(task.Key(), "|", signature), static_cast<int>(jobs.size()));
     if (inserted) {
       KernelJob job;
       job.t = *t;
       job.kernel.function =
-          absl::StrCat("k", jobs.size(), "_", absl::StrReplaceAll((*t)->name, {{".", "_"}}));
+          absl::StrCat("k", jobs.size(), "_", absl::StrReplaceAll((*t)->name, {{".", "_"}}),
+                       tail ? "_tail" : "");
       job.kernel.task = std::move(task);
+      job.kernel.tail = signature;
+      job.tail = tail;
       jobs.push_back(std::move(job));
     }
-    jobs[static_cast<size_t>(it->second)].nodes.push_back(static_cast<int>(i));
-    node_kernel.push_back(it->second);
+    jobs[static_cast<size_t>(it->second)].nodes.push_back(step.master);
+    step.kernel = it->second;
+    steps.push_back(std::move(step));
   }
   return jobs;
 }
 
-// Connects every node to its kernel (kernel_connection.h), probing in parallel; nodes of one
+// Connects every step to its kernel (kernel_connection.h), probing in parallel; steps of one
 // kernel reading the same constants share one connection, and a parameter that is a constant as
 // it is stays that constant's array.
-absl::Status ConnectNodes(const std::vector<KernelJob>& jobs, const std::vector<int>& node_kernel,
-                          int threads, CompiledModel& model) {
+absl::Status ConnectSteps(const std::vector<KernelJob>& jobs, int threads, CompiledModel& model) {
   const graph::Graph& g = model.graph;
-  // The distinct (kernel, constants) pairs, each with the first node that has it.
-  std::vector<int> connection_of(g.nodes.size());
-  std::vector<int> first_node;
+  std::vector<CompiledStep>& steps = model.steps;
+  // The distinct (kernel, constants) pairs, each with the first step that has it.
+  std::vector<int> connection_of(steps.size());
+  std::vector<int> first_step;
   absl::flat_hash_map<std::string, int> by_key;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    std::string key = absl::StrCat(node_kernel[i]);
-    for (graph::ValueId v : g.nodes[i].inputs) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string key = absl::StrCat(steps[i].kernel);
+    for (graph::ValueId v : steps[i].inputs) {
       const bool constant = g.value(v).kind == graph::ValueKind::kConstant;
       absl::StrAppend(&key, constant ? absl::StrCat(",", v) : ",-");
     }
-    auto [it, inserted] = by_key.try_emplace(key, static_cast<int>(first_node.size()));
-    if (inserted) first_node.push_back(static_cast<int>(i));
+    auto [it, inserted] = by_key.try_emplace(key, static_cast<int>(first_step.size()));
+    if (inserted) first_step.push_back(static_cast<int>(i));
     connection_of[i] = it->second;
   }
-  std::vector<absl::StatusOr<KernelConnection>> connections(first_node.size(),
+  std::vector<absl::StatusOr<KernelConnection>> connections(first_step.size(),
                                                             absl::UnknownError("not run"));
-  ParallelEach(static_cast<int>(first_node.size()), threads, [&](int c) {
-    const graph::Node& node = g.nodes[static_cast<size_t>(first_node[static_cast<size_t>(c)])];
-    const KernelJob& job = jobs[static_cast<size_t>(
-        node_kernel[static_cast<size_t>(first_node[static_cast<size_t>(c)])])];
+  ParallelEach(static_cast<int>(first_step.size()), threads, [&](int c) {
+    const CompiledStep& step = steps[static_cast<size_t>(first_step[static_cast<size_t>(c)])];
+    const KernelJob& job = jobs[static_cast<size_t>(step.kernel)];
     std::vector<runtime::NDArray> constants;
-    for (graph::ValueId v : node.inputs) {
+    for (graph::ValueId v : step.inputs) {
       const graph::Value& value = g.value(v);
       constants.push_back(value.kind == graph::ValueKind::kConstant ? value.data
                                                                     : runtime::NDArray());
     }
     connections[static_cast<size_t>(c)] = ConnectKernel(
-        job.program, constants, absl::StrCat("node '", node.name, "' (", job.t->name, ")"));
+        job.program, constants, absl::StrCat(NodesText(g, {step.master}), " (", job.t->name, ")"));
   });
 
-  std::vector<CompiledNode> compiled(first_node.size());
   absl::flat_hash_map<const void*, int> parameter_of;  // by data address
-  for (size_t c = 0; c < first_node.size(); ++c) {
+  std::vector<KernelConnection> connected;
+  for (size_t c = 0; c < first_step.size(); ++c) {
     if (!connections[c].ok()) return connections[c].status();
     KernelConnection& k = *connections[c];
-    const int kernel = node_kernel[static_cast<size_t>(first_node[c])];
-    const KernelJob& job = jobs[static_cast<size_t>(kernel)];
-    CompiledNode& node = compiled[c];
-    node.kernel = kernel;
-    node.args = std::move(k.args);
-    node.results = std::move(k.results);
-    node.use_finish = k.use_finish;
-    bool uses_prepare = false;
-    for (runtime::KernelArg& arg : node.args) {
-      uses_prepare |= arg.source == runtime::KernelArg::Source::kPrepare;
+    for (runtime::KernelArg& arg : k.args) {
       if (arg.source != runtime::KernelArg::Source::kParameter) continue;
       const runtime::NDArray& p = k.parameters[static_cast<size_t>(arg.index)];
       auto [it, inserted] = parameter_of.try_emplace(p.data<void>(), model.parameters.size());
       if (inserted) model.parameters.push_back(p);
       arg.index = it->second;
     }
-    if (uses_prepare) node.prepare = job.program.prepare;
-    if (node.use_finish) node.finish = job.program.finish;
+    connected.push_back(std::move(k));
   }
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    model.nodes.push_back(compiled[static_cast<size_t>(connection_of[i])]);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    CompiledStep& step = steps[i];
+    const KernelConnection& k = connected[static_cast<size_t>(connection_of[i])];
+    const KernelJob& job = jobs[static_cast<size_t>(step.kernel)];
+    step.args = k.args;
+    step.results = k.results;
+    step.result_mode = k.result_mode;
+    step.blocked = k.blocked;
+    bool uses_prepare = false;
+    for (const runtime::KernelArg& arg : step.args) {
+      uses_prepare |= arg.source == runtime::KernelArg::Source::kPrepare;
+    }
+    if (uses_prepare) step.prepare = job.program.prepare;
+    if (step.result_mode == runtime::ResultMode::kFinish) step.finish = job.program.finish;
   }
   return absl::OkStatus();
 }
@@ -221,25 +237,56 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
   TESSEL_RETURN_IF_ERROR(graph::Verify(g));
   TESSEL_ASSIGN_OR_RETURN(model.target, ResolveCompileTarget(target));
   TESSEL_ASSIGN_OR_RETURN(model.facts, ops::DescribeTarget(model.target));
-  model.graph = g;
-
-  std::vector<int> node_kernel;
-  TESSEL_ASSIGN_OR_RETURN(std::vector<KernelJob> jobs,
-                          PlanKernels(g, model.target, model.facts, node_kernel));
-  model.stats.select = Since(start);
+  if (options.optimize_graph) {
+    TESSEL_ASSIGN_OR_RETURN(model.graph, OptimizeGraph(g));
+  } else {
+    model.graph = g;
+  }
+  const graph::Graph& og = model.graph;
+  model.stats.optimize = Since(start);
 
   Clock::time_point phase = Clock::now();
+  TESSEL_ASSIGN_OR_RETURN(
+      graph::passes::FusionPlan fusion,
+      graph::passes::FuseOps(og, {.enabled = options.optimize_graph && options.fuse}));
+  TESSEL_ASSIGN_OR_RETURN(KernelGroups groups,
+                          PlanKernelGroups(og, fusion, model.facts, options.strided_tail_inputs));
+  TESSEL_ASSIGN_OR_RETURN(model.memory, graph::passes::PlanMemory(og, groups.plan));
+  if (absl::Status s = graph::passes::CheckMemoryPlan(og, groups.plan, model.memory); !s.ok()) {
+    return absl::InternalError(absl::StrCat("memory plan: ", s.message()));
+  }
+  TESSEL_ASSIGN_OR_RETURN(std::vector<KernelJob> jobs,
+                          PlanKernels(og, model.target, model.facts, groups, model.steps));
+  model.stats.select = Since(phase);
+
+  phase = Clock::now();
   const int threads = options.threads > 0
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   model.stats.threads = std::min(threads, std::max(1, static_cast<int>(jobs.size())));
   ParallelEach(static_cast<int>(jobs.size()), threads, [&](int i) {
-    InstantiateAndLower(g, log, model.facts, jobs[static_cast<size_t>(i)]);
+    InstantiateAndLower(og, log, model.facts, jobs[static_cast<size_t>(i)]);
   });
   std::vector<ir::PrimFunc> funcs;
+  // One warning per task without a tuned config (its kernels with and without tails together),
+  // where its first kernel is.
+  absl::flat_hash_map<std::string, std::vector<int>> untuned_nodes;
+  for (const KernelJob& job : jobs) {
+    if (!job.untuned) continue;
+    std::vector<int>& nodes = untuned_nodes[job.kernel.task.Key()];
+    nodes.insert(nodes.end(), job.nodes.begin(), job.nodes.end());
+  }
   for (KernelJob& job : jobs) {
     TESSEL_RETURN_IF_ERROR(job.status);
     if (!job.warning.empty()) model.warnings.push_back(job.warning);
+    const std::string key = job.kernel.task.Key();
+    if (auto it = untuned_nodes.find(key); job.untuned && it != untuned_nodes.end()) {
+      std::sort(it->second.begin(), it->second.end());
+      model.warnings.push_back(absl::StrCat("no tuned config for ", NodesText(og, it->second), " (",
+                                            job.t->name, "), task ", key,
+                                            "; using the template's fallback"));
+      untuned_nodes.erase(it);
+    }
     funcs.push_back(job.func);
   }
   if (log == nullptr) {
@@ -258,7 +305,7 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
   model.stats.build = Since(phase);
 
   phase = Clock::now();
-  TESSEL_RETURN_IF_ERROR(ConnectNodes(jobs, node_kernel, threads, model));
+  TESSEL_RETURN_IF_ERROR(ConnectSteps(jobs, threads, model));
   for (KernelJob& job : jobs) model.kernels.push_back(std::move(job.kernel));
   model.stats.parameters = Since(phase);
   model.stats.total = Since(start);

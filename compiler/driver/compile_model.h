@@ -5,30 +5,57 @@
 #include <string>
 
 #include "compiler/driver/compiled_model.h"
+#include "compiler/driver/kernel_groups.h"
 #include "compiler/graph/graph.h"
 #include "search/records/apply_history_best.h"
 
 // Compile: a graph to a CompiledModel (compiled_model.h), the seam DESIGN.md names
 // `Compile(graph, target, log)`.
 //
-// Per node: the operator's x86 template (conv2d: the strategy of ops/x86/conv2d_strategy.h; other
-// operators: their one template), its arguments (graph::OpArgsOf) and the resolved target
-// (compile_target.h) make a search::Task; the task's config is the log's best when it has one that
-// fits the template's space, else the template's fallback. Nodes with identical tasks share one
-// kernel. Every kernel is instantiated and lowered (in parallel), then all are built into one
-// library. Graph constants go through the templates' host transforms once, here
-// (kernel_connection.h says how each kernel input is obtained at run time).
+// Pipeline:
+//   1. with optimize_graph, the graph rewrites of optimize_graph.h (dead code, constant folding,
+//      batch-norm folding, dead code); the model keeps the rewritten graph;
+//   2. operator fusion (graph/passes/fuse_ops.h; with optimize_graph and fuse, else every node
+//      its own group), then kernel groups (kernel_groups.h): each group one kernel, a single node
+//      or a master with its element-wise tail fused into its output stage (fused_tail.h);
+//   3. the memory plan of the values the kernels write (graph/passes/plan_memory.h, on the
+//      kernel groups), always: it is how the executor allocates, not an optimization of the
+//      graph;
+//   4. per group, its template (select_template.h: the master's, or the node's), its arguments
+//      (graph::OpArgsOf) and the resolved target (compile_target.h) make a search::Task; the
+//      task's config is the log's best when it has one that fits the template's space, else the
+//      template's fallback. A fused group's task is its master's (a tail does not change the
+//      space), so a tuned log applies to fused and unfused kernels alike. Groups with identical
+//      tasks and tails share one kernel. Every kernel is instantiated and lowered (in parallel),
+//      then all are built into one library;
+//   5. graph constants go through the templates' host transforms once, here
+//      (kernel_connection.h says how each kernel input is obtained at run time).
 //
-// Passes (fusion, layout) are not run here: the graph is compiled as given.
+// Which fused tails a template takes is decided by measurement (kernel_groups.h, TailRulesFor):
+// a full-size tail input (a residual) read in logical NCHW by a blocked kernel is a strided
+// gather that costs more than a separate add, so the blocked convolution templates stop their
+// tail before it (conv -> bias -> relu fuses; conv -> bias | add residual | relu); the
+// templates computing in logical order take it. Layout passes are not run: blocked kernels pack
+// and unpack at their boundaries (the executor does it, runtime/graph_executor.h).
 namespace tessel::driver {
 
 struct CompileOptions {
   // Threads that instantiate and lower kernels; 0: one per core of this machine.
   int threads = 0;
+  // false: the graph as given, one kernel per node (the paper's "without graph optimizations",
+  // Fig. 14). true: the rewrites of optimize_graph.h, then fusion when `fuse`.
+  bool optimize_graph = true;
+  // With optimize_graph: whether operators fuse (Fig. 4: fusion on/off with the other passes
+  // on). Without optimize_graph it is ignored (nothing fuses).
+  bool fuse = true;
+  // Which fused tails may read a full-size input (a residual) across channel blocks; the
+  // default is the measured per-template rule, the others are for measuring it.
+  StridedTailInputs strided_tail_inputs = StridedTailInputs::kByTemplate;
 };
 
 // Errors: a bad target (naming it), a node no template computes or whose arguments its template
-// rejects (naming the node), a kernel that fails to lower or build (naming the node and task).
+// rejects (naming the node), a graph pass that fails (naming the node), a kernel that fails to
+// lower or build (naming the node and task), threads < 0.
 absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& target,
                                       const search::ApplyHistoryBest* log,
                                       const CompileOptions& options = {});

@@ -22,10 +22,13 @@ namespace {
 using runtime::KernelArg;
 using ::testing::HasSubstr;
 
+constexpr CompileOptions kAsGiven{.optimize_graph = false};
+
 // Compiles, runs and compares with libtorch; returns the model for further checks.
 CompiledModel ExpectMatchesReference(const testing::TestGraph& t,
-                                     const ops::Tolerance& tolerance = {}) {
-  absl::StatusOr<CompiledModel> model = Compile(t.graph, "llvm", nullptr);
+                                     const ops::Tolerance& tolerance = {},
+                                     const CompileOptions& options = kAsGiven) {
+  absl::StatusOr<CompiledModel> model = Compile(t.graph, "llvm", nullptr, options);
   EXPECT_TRUE(model.ok()) << model.status();
   if (!model.ok()) return {};
   absl::StatusOr<runtime::GraphExecutor> exec = MakeExecutor(*model);
@@ -40,10 +43,14 @@ CompiledModel ExpectMatchesReference(const testing::TestGraph& t,
     EXPECT_TRUE(same.ok()) << same;
   }
   // Every x86 template's host transforms are understood (kernel_connection.h): none runs its
-  // prepare at run time.
-  for (size_t i = 0; i < model->nodes.size(); ++i) {
-    for (const KernelArg& a : model->nodes[i].args) {
-      EXPECT_NE(a.source, KernelArg::Source::kPrepare) << model->graph.nodes[i].name;
+  // prepare or its finish at run time.
+  for (const CompiledStep& step : model->steps) {
+    const std::string& name = model->graph.nodes[static_cast<size_t>(step.master)].name;
+    for (const KernelArg& a : step.args) EXPECT_NE(a.source, KernelArg::Source::kPrepare) << name;
+    // Bit-serial convolutions compute NHWC and transpose in finish.
+    if (model->kernels[static_cast<size_t>(step.kernel)].task.template_name !=
+        "bitserial_conv2d_nhwc.x86") {
+      EXPECT_NE(step.result_mode, runtime::ResultMode::kFinish) << name;
     }
   }
   return *std::move(model);
@@ -55,12 +62,15 @@ std::set<std::string> Templates(const CompiledModel& m) {
   return names;
 }
 
-const CompiledNode& NodeNamed(const CompiledModel& m, const std::string& name) {
-  for (size_t i = 0; i < m.graph.nodes.size(); ++i) {
-    if (m.graph.nodes[i].name == name) return m.nodes[i];
+// The step that computes the node called `name`.
+const CompiledStep& StepOf(const CompiledModel& m, const std::string& name) {
+  for (const CompiledStep& step : m.steps) {
+    for (int n : step.nodes) {
+      if (m.graph.nodes[static_cast<size_t>(n)].name == name) return step;
+    }
   }
   ADD_FAILURE() << "no node " << name;
-  static const CompiledNode none;
+  static const CompiledStep none;
   return none;
 }
 
@@ -76,6 +86,24 @@ TEST(CompileModelTest, TestGraphsCoverEveryOperator) {
   for (const std::string& op : graph::OpDefNames()) EXPECT_TRUE(used.contains(op)) << op;
 }
 
+// The same graphs through the graph optimizations (folding, fusion, memory planning).
+TEST(CompileModelTest, OptimizedConvolutionGraphMatchesLibtorch) {
+  absl::StatusOr<testing::TestGraph> t = testing::ConvolutionGraph();
+  ASSERT_TRUE(t.ok()) << t.status();
+  CompiledModel m = ExpectMatchesReference(*t, {.atol = 2e-3, .rtol = 2e-3}, {});
+  EXPECT_GT(m.NumFusedSteps(), 0);
+  EXPECT_LT(m.steps.size(), m.graph.nodes.size());
+}
+
+TEST(CompileModelTest, OptimizedOtherGraphsMatchLibtorch) {
+  for (auto make :
+       {testing::ElementwiseAndShapeGraph, testing::RecurrentGraph, testing::BitserialGraph}) {
+    absl::StatusOr<testing::TestGraph> t = make();
+    ASSERT_TRUE(t.ok()) << t.status();
+    ExpectMatchesReference(*t, {}, {});
+  }
+}
+
 TEST(CompileModelTest, ConvolutionsMatchLibtorch) {
   absl::StatusOr<testing::TestGraph> t = testing::ConvolutionGraph();
   ASSERT_TRUE(t.ok()) << t.status();
@@ -85,8 +113,8 @@ TEST(CompileModelTest, ConvolutionsMatchLibtorch) {
     EXPECT_TRUE(Templates(m).contains(name)) << name;
   }
   // The two Winograd nodes share their task, kernel and transformed weight.
-  const CompiledNode& a = NodeNamed(m, "winograd_a");
-  const CompiledNode& b = NodeNamed(m, "winograd_b");
+  const CompiledStep& a = StepOf(m, "winograd_a");
+  const CompiledStep& b = StepOf(m, "winograd_b");
   EXPECT_EQ(a.kernel, b.kernel);
   // One kernel per distinct task: the Winograd pair and the two adds of one shape share theirs.
   EXPECT_EQ(m.kernels.size(), m.graph.nodes.size() - 2);
@@ -94,9 +122,9 @@ TEST(CompileModelTest, ConvolutionsMatchLibtorch) {
   EXPECT_EQ(a.args[0].source, KernelArg::Source::kPackChannels);
   EXPECT_EQ(a.args[1].source, KernelArg::Source::kParameter);
   EXPECT_EQ(a.args[1].index, b.args[1].index);
-  EXPECT_TRUE(a.use_finish);
+  EXPECT_EQ(a.result_mode, runtime::ResultMode::kUnpackChannels);
   // dense passes its bias through unchanged: the parameter is the graph's constant itself.
-  const CompiledNode& fc = NodeNamed(m, "fc");
+  const CompiledStep& fc = StepOf(m, "fc");
   ASSERT_EQ(fc.args.size(), 3u);
   EXPECT_EQ(fc.args[0].source, KernelArg::Source::kInput);
   const runtime::NDArray& bias = m.parameters[static_cast<size_t>(fc.args[2].index)];
@@ -113,10 +141,10 @@ TEST(CompileModelTest, ElementwiseAndShapeOperatorsMatchLibtorch) {
   ASSERT_TRUE(t.ok()) << t.status();
   CompiledModel m = ExpectMatchesReference(*t);
   // Element-wise templates reshape in prepare and finish: the kernels read and write the values.
-  for (size_t i = 0; i < m.graph.nodes.size(); ++i) {
-    if (m.graph.nodes[i].op == "sigmoid") {
-      EXPECT_EQ(m.nodes[i].args[0].source, KernelArg::Source::kReshape);
-      EXPECT_FALSE(m.nodes[i].use_finish);
+  for (const CompiledStep& step : m.steps) {
+    if (m.graph.nodes[static_cast<size_t>(step.master)].op == "sigmoid") {
+      EXPECT_EQ(step.args[0].source, KernelArg::Source::kReshape);
+      EXPECT_EQ(step.result_mode, runtime::ResultMode::kDirect);
     }
   }
 }
@@ -125,8 +153,8 @@ TEST(CompileModelTest, RecurrentCellsShareWeightsAndMatchLibtorch) {
   absl::StatusOr<testing::TestGraph> t = testing::RecurrentGraph();
   ASSERT_TRUE(t.ok()) << t.status();
   CompiledModel m = ExpectMatchesReference(*t);
-  const CompiledNode& s1 = NodeNamed(m, "step1");
-  const CompiledNode& s2 = NodeNamed(m, "step2");
+  const CompiledStep& s1 = StepOf(m, "step1");
+  const CompiledStep& s2 = StepOf(m, "step2");
   EXPECT_EQ(s1.kernel, s2.kernel);
   ASSERT_EQ(s1.args.size(), s2.args.size());
   for (size_t a = 0; a < s1.args.size(); ++a) {
@@ -190,14 +218,14 @@ TEST(CompileModelTest, UsesTheTunedConfigAndWarnsOncePerUntunedTask) {
   b.Output(y);
   absl::StatusOr<graph::Graph> relus = b.Finish();
   ASSERT_TRUE(relus.ok());
-  absl::StatusOr<CompiledModel> twice = Compile(*relus, "llvm", &*log);
+  absl::StatusOr<CompiledModel> twice = Compile(*relus, "llvm", &*log, kAsGiven);
   ASSERT_TRUE(twice.ok()) << twice.status();
   ASSERT_EQ(twice->warnings.size(), 1u);
   EXPECT_THAT(twice->warnings[0], HasSubstr("no tuned config for node 'relu_a' and 1 more"));
 
-  absl::StatusOr<CompiledModel> m = Compile(t->graph, "llvm", &*log);
+  absl::StatusOr<CompiledModel> m = Compile(t->graph, "llvm", &*log, kAsGiven);
   ASSERT_TRUE(m.ok()) << m.status();
-  const CompiledKernel& k = m->kernels[static_cast<size_t>(m->nodes.back().kernel)];
+  const CompiledKernel& k = m->kernels[static_cast<size_t>(m->steps.back().kernel)];
   EXPECT_TRUE(k.tuned);
   EXPECT_TRUE(k.config == chosen) << k.config.ToString() << " vs " << chosen.ToString();
   EXPECT_EQ(m->NumTuned(), 1);

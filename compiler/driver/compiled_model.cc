@@ -12,13 +12,15 @@ int CompiledModel::NumTuned() const {
   return n;
 }
 
+int CompiledModel::NumFusedSteps() const {
+  int n = 0;
+  for (const CompiledStep& s : steps) n += s.nodes.size() > 1 ? 1 : 0;
+  return n;
+}
+
 absl::StatusOr<runtime::GraphExecutor> MakeExecutor(const CompiledModel& model,
                                                     const runtime::ExecutorOptions& options) {
   const graph::Graph& g = model.graph;
-  if (model.nodes.size() != g.nodes.size()) {
-    return absl::InternalError(absl::StrCat("the model has ", model.nodes.size(),
-                                            " compiled nodes for ", g.nodes.size(), " nodes"));
-  }
   runtime::ExecutorPlan plan;
   for (const graph::Value& v : g.values) {
     plan.values.push_back({v.name,
@@ -28,23 +30,26 @@ absl::StatusOr<runtime::GraphExecutor> MakeExecutor(const CompiledModel& model,
   plan.inputs = g.inputs;
   plan.outputs = g.outputs;
   plan.parameters = model.parameters;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const graph::Node& node = g.nodes[i];
-    const CompiledNode& c = model.nodes[i];
-    if (c.kernel < 0 || static_cast<size_t>(c.kernel) >= model.kernels.size()) {
-      return absl::InternalError(
-          absl::StrCat("node '", node.name, "' has no kernel (", c.kernel, ")"));
+  plan.storage_of = model.memory.storage_of;
+  plan.storage_bytes = model.memory.storage_bytes;
+  for (const CompiledStep& c : model.steps) {
+    if (c.kernel < 0 || static_cast<size_t>(c.kernel) >= model.kernels.size() || c.nodes.empty()) {
+      return absl::InternalError(absl::StrCat("a step has no kernel (", c.kernel, ") or no nodes"));
     }
     runtime::ExecutorStep step;
-    step.name = node.name;
+    for (int n : c.nodes) {
+      absl::StrAppend(&step.name, step.name.empty() ? "" : "+",
+                      g.nodes.at(static_cast<size_t>(n)).name);
+    }
     TESSEL_ASSIGN_OR_RETURN(
         step.kernel,
         model.module.GetFunction(model.kernels[static_cast<size_t>(c.kernel)].function));
-    step.inputs = node.inputs;
-    step.outputs = node.outputs;
+    step.inputs = c.inputs;
+    step.outputs = c.outputs;
     step.args = c.args;
     step.results = c.results;
-    step.use_finish = c.use_finish;
+    step.result_mode = c.result_mode;
+    step.blocked = c.blocked;
     step.prepare = c.prepare;
     step.finish = c.finish;
     plan.steps.push_back(std::move(step));

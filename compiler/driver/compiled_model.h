@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/graph/passes/plan_memory.h"
 #include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
 #include "compiler/runtime/graph_executor.h"
@@ -15,35 +16,47 @@
 #include "search/space/config_space.h"
 #include "search/task/task.h"
 
-// A compiled model (compile_model.h's Compile): the graph, one library with a kernel per distinct
-// (task, config), the parameters its kernels take (graph constants after the templates' host
-// transforms), and per node how its kernel's inputs and outputs connect to the graph's values.
-// Saved to a folder and loaded back without lowering or compiling anything.
+// A compiled model (compile_model.h's Compile): the graph it compiled (after the graph
+// optimizations), one library with a kernel per distinct (task, tail, config), the parameters its
+// kernels take (graph constants after the templates' host transforms), the steps that run the
+// kernels over the graph's values, and the memory plan that places those values. Saved to a
+// folder and loaded back without lowering or compiling anything.
 namespace tessel::driver {
 
-// One function of the library: a task and the config it was built with.
+// One function of the library: a task and the config it was built with, and the tail fused
+// into its output stage, if any. The task is the master's: a tail does not change the template's
+// space, so a tuning log's config for the task applies with or without one.
 struct CompiledKernel {
   std::string function;  // its name in the library
   search::Task task;
   search::Config config;
   bool tuned = false;  // the config came from a tuning log (else: the template's fallback)
+  std::string tail;    // the fused tail's signature (fused_tail.h); empty: none
 };
 
-// One graph node (CompiledModel::nodes[i] is graph.nodes[i]).
-struct CompiledNode {
-  int kernel = -1;  // index into CompiledModel::kernels
+// One kernel call: a group of graph nodes (kernel_groups.h) computed by one kernel.
+struct CompiledStep {
+  std::vector<int> nodes;  // graph node indices, increasing
+  int master = -1;         // the node whose template the kernel is (with a tail: the others)
+  int kernel = -1;         // index into CompiledModel::kernels
+  // The kernel's logical inputs: the master's inputs, then its tail's inputs (values read by
+  // the tail from outside the group); and the values it gives (the group's outputs).
+  std::vector<graph::ValueId> inputs;
+  std::vector<graph::ValueId> outputs;
   // How the kernel's inputs are obtained; kParameter indices are into CompiledModel::parameters.
   std::vector<runtime::KernelArg> args;
   std::vector<runtime::TensorDesc> results;  // the kernel's outputs
-  bool use_finish = false;
-  // The program's host transforms, set where an arg is kPrepare or use_finish.
+  runtime::ResultMode result_mode = runtime::ResultMode::kDirect;
+  std::vector<runtime::TensorDesc> blocked;  // kUnpackChannels: each result's 5-d view
+  // The program's host transforms, set where an arg is kPrepare or result_mode is kFinish.
   ops::HostTransform prepare;
   ops::HostTransform finish;
 };
 
 // Wall time of each phase of Compile, in seconds.
 struct CompileStats {
-  double select = 0;       // templates, tasks, tuned-config lookup
+  double optimize = 0;     // graph passes (dead code, constant and batch-norm folding)
+  double select = 0;       // fusion, kernel groups, memory plan, templates, tasks, tuned configs
   double instantiate = 0;  // templates instantiated and lowered (in parallel)
   double build = 0;        // LLVM code generation, optimization, object, link
   double parameters = 0;   // host transforms of the constants (probing included)
@@ -52,22 +65,29 @@ struct CompileStats {
 };
 
 struct CompiledModel {
-  graph::Graph graph;
+  graph::Graph graph;      // as compiled: after the graph optimizations when they ran
   std::string target;      // resolved (compile_target.h): the tasks' target
   ops::TargetFacts facts;  // what the templates were instantiated for
   runtime::Module module;
   std::vector<CompiledKernel> kernels;
-  std::vector<CompiledNode> nodes;
+  std::vector<CompiledStep> steps;  // in the order they run
   std::vector<runtime::NDArray> parameters;
+  // Where the values the steps write live (graph/passes/plan_memory.h, over the steps as fusion
+  // groups): the executor allocates one buffer per storage. peak_bytes against naive_bytes is
+  // what sharing saves.
+  graph::passes::MemoryPlan memory;
   // One line per task without a tuned config (or one line when no log was given).
   std::vector<std::string> warnings;
   CompileStats stats;  // not saved
 
   int NumTuned() const;
+  // Steps with a fused tail (several graph nodes in one kernel).
+  int NumFusedSteps() const;
 
   // Writes the model to folder `dir`:
-  //   model.json      format version, target, facts, kernels (task, config), nodes (argument
-  //                   sources), parameter and constant files, warnings
+  //   model.json      format version, target, facts, kernels (task, config, tail), steps (nodes,
+  //                   values, argument sources), memory plan, parameter and constant files,
+  //                   warnings
   //   graph.json      graph::ToJson
   //   kernels.so      the library (linked with the system's `cc`)
   //   constants/K.npy the graph's constants, parameters/K.npy the parameters that are not
@@ -77,8 +97,9 @@ struct CompiledModel {
   // compiled model (a model.json); otherwise that is an error naming it.
   absl::Status Save(const std::string& dir) const;
 
-  // Reads a folder that Save wrote; the host transforms that nodes need are re-instantiated from
-  // their templates (no lowering or compiling). Errors name the file that is missing or wrong.
+  // Reads a folder that Save wrote; the host transforms that steps need are re-instantiated from
+  // their templates, with their tails (no lowering or compiling). Errors name the file that is
+  // missing or wrong.
   static absl::StatusOr<CompiledModel> Load(const std::string& dir);
 };
 

@@ -3,11 +3,13 @@
 #include <absl/strings/str_cat.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "compiler/driver/compiled_model.h"
+#include "compiler/driver/kernel_groups.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/npy.h"
 #include "compiler/support/status_macros.h"
@@ -19,7 +21,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr char kFormat[] = "tessel-compiled-model";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
 constexpr char kModelFile[] = "model.json";
 constexpr char kGraphFile[] = "graph.json";
 constexpr char kLibraryFile[] = "kernels.so";
@@ -32,6 +34,14 @@ absl::StatusOr<runtime::KernelArg::Source> ParseSource(const std::string& name) 
     if (name == runtime::SourceName(s)) return s;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown argument source '", name, "'"));
+}
+
+absl::StatusOr<runtime::ResultMode> ParseResultMode(const std::string& name) {
+  using M = runtime::ResultMode;
+  for (M m : {M::kDirect, M::kUnpackChannels, M::kFinish}) {
+    if (name == runtime::ResultModeName(m)) return m;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown result mode '", name, "'"));
 }
 
 json DescJson(const runtime::TensorDesc& d) {
@@ -63,7 +73,7 @@ ops::TargetFacts FactsFromJson(const json& j) {
   return f;
 }
 
-json NodeJson(const CompiledNode& n) {
+json StepJson(const CompiledStep& n) {
   json args = json::array();
   for (const runtime::KernelArg& a : n.args) {
     json j = DescJson(a.type);
@@ -73,12 +83,22 @@ json NodeJson(const CompiledNode& n) {
   }
   json results = json::array();
   for (const runtime::TensorDesc& r : n.results) results.push_back(DescJson(r));
-  return {{"kernel", n.kernel}, {"args", args}, {"results", results}, {"use_finish", n.use_finish}};
+  json blocked = json::array();
+  for (const runtime::TensorDesc& r : n.blocked) blocked.push_back(DescJson(r));
+  return {{"nodes", n.nodes},     {"master", n.master},
+          {"kernel", n.kernel},   {"inputs", n.inputs},
+          {"outputs", n.outputs}, {"args", args},
+          {"results", results},   {"result_mode", runtime::ResultModeName(n.result_mode)},
+          {"blocked", blocked}};
 }
 
-absl::StatusOr<CompiledNode> NodeFromJson(const json& j) {
-  CompiledNode n;
+absl::StatusOr<CompiledStep> StepFromJson(const json& j) {
+  CompiledStep n;
+  n.nodes = j.at("nodes").get<std::vector<int>>();
+  n.master = j.at("master").get<int>();
   n.kernel = j.at("kernel").get<int>();
+  n.inputs = j.at("inputs").get<std::vector<graph::ValueId>>();
+  n.outputs = j.at("outputs").get<std::vector<graph::ValueId>>();
   for (const json& ja : j.at("args")) {
     runtime::KernelArg a;
     TESSEL_ASSIGN_OR_RETURN(a.source, ParseSource(ja.at("source").get<std::string>()));
@@ -90,8 +110,57 @@ absl::StatusOr<CompiledNode> NodeFromJson(const json& j) {
     TESSEL_ASSIGN_OR_RETURN(runtime::TensorDesc r, DescFromJson(jr));
     n.results.push_back(std::move(r));
   }
-  n.use_finish = j.at("use_finish").get<bool>();
+  TESSEL_ASSIGN_OR_RETURN(n.result_mode, ParseResultMode(j.at("result_mode").get<std::string>()));
+  for (const json& jb : j.at("blocked")) {
+    TESSEL_ASSIGN_OR_RETURN(runtime::TensorDesc b, DescFromJson(jb));
+    n.blocked.push_back(std::move(b));
+  }
   return n;
+}
+
+json MemoryJson(const graph::passes::MemoryPlan& m) {
+  return {{"storage_of", m.storage_of},
+          {"value_bytes", m.value_bytes},
+          {"storage_bytes", m.storage_bytes},
+          {"peak_bytes", m.peak_bytes},
+          {"naive_bytes", m.naive_bytes}};
+}
+
+graph::passes::MemoryPlan MemoryFromJson(const json& j) {
+  graph::passes::MemoryPlan m;
+  m.storage_of = j.at("storage_of").get<std::vector<int>>();
+  m.value_bytes = j.at("value_bytes").get<std::vector<int64_t>>();
+  m.storage_bytes = j.at("storage_bytes").get<std::vector<int64_t>>();
+  m.peak_bytes = j.at("peak_bytes").get<int64_t>();
+  m.naive_bytes = j.at("naive_bytes").get<int64_t>();
+  return m;
+}
+
+// Whether a loaded step refers only to what the model has; the message says what does not.
+absl::Status CheckStep(const CompiledModel& m, const CompiledStep& step) {
+  const auto node_ok = [&](int n) {
+    return n >= 0 && static_cast<size_t>(n) < m.graph.nodes.size();
+  };
+  const auto value_ok = [&](int v) {
+    return v >= 0 && static_cast<size_t>(v) < m.graph.values.size();
+  };
+  if (step.kernel < 0 || static_cast<size_t>(step.kernel) >= m.kernels.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("no kernel ", step.kernel));
+  }
+  if (step.nodes.empty() || !node_ok(step.master) ||
+      std::find(step.nodes.begin(), step.nodes.end(), step.master) == step.nodes.end()) {
+    return absl::InvalidArgumentError("its nodes and master do not match");
+  }
+  for (int n : step.nodes) {
+    if (!node_ok(n)) return absl::InvalidArgumentError(absl::StrCat("no node ", n));
+  }
+  for (int v : step.inputs) {
+    if (!value_ok(v)) return absl::InvalidArgumentError(absl::StrCat("no value ", v));
+  }
+  for (int v : step.outputs) {
+    if (!value_ok(v)) return absl::InvalidArgumentError(absl::StrCat("no value ", v));
+  }
+  return absl::OkStatus();
 }
 
 // ---- files ------------------------------------------------------------------------------------
@@ -149,15 +218,17 @@ absl::Status WriteFolder(const CompiledModel& m, const fs::path& dir) {
     kernels.push_back({{"function", k.function},
                        {"task", k.task.ToJson()},
                        {"config", k.config.ToJson()},
-                       {"tuned", k.tuned}});
+                       {"tuned", k.tuned},
+                       {"tail", k.tail}});
   }
-  json nodes = json::array();
-  for (const CompiledNode& n : m.nodes) nodes.push_back(NodeJson(n));
-  const json model = {{"format", kFormat},        {"version", kVersion},
-                      {"target", m.target},       {"facts", FactsJson(m.facts)},
-                      {"library", kLibraryFile},  {"kernels", kernels},
-                      {"nodes", nodes},           {"constants", constants},
-                      {"parameters", parameters}, {"warnings", m.warnings}};
+  json steps = json::array();
+  for (const CompiledStep& n : m.steps) steps.push_back(StepJson(n));
+  const json model = {{"format", kFormat},       {"version", kVersion},
+                      {"target", m.target},      {"facts", FactsJson(m.facts)},
+                      {"library", kLibraryFile}, {"kernels", kernels},
+                      {"steps", steps},          {"memory", MemoryJson(m.memory)},
+                      {"constants", constants},  {"parameters", parameters},
+                      {"warnings", m.warnings}};
   TESSEL_RETURN_IF_ERROR(m.module.Save((dir / kLibraryFile).string()));
   TESSEL_RETURN_IF_ERROR(WriteText(dir / kGraphFile, graph::ToJson(m.graph).dump(1)));
   // Last: a folder with a model.json is complete.
@@ -302,6 +373,7 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
       if (!task.ok()) return InFile(model_path, task.status());
       kernel.task = *std::move(task);
       kernel.tuned = jk.at("tuned").get<bool>();
+      kernel.tail = jk.at("tail").get<std::string>();
       absl::StatusOr<search::ConfigSpace> space = search::Space(kernel.task, m.facts);
       if (!space.ok()) return InFile(model_path, space.status());
       absl::StatusOr<search::Config> config = space->FromJson(jk.at("config"));
@@ -310,38 +382,62 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
       m.kernels.push_back(std::move(kernel));
     }
 
-    // Per node: its connection, and the host transforms it runs.
-    const json& nodes = mj.at("nodes");
-    if (nodes.size() != m.graph.nodes.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          model_path.string(), ": ", nodes.size(), " nodes for a graph of ", m.graph.nodes.size()));
-    }
+    // Per step: its connection, and the host transforms it runs (its program re-instantiated,
+    // with its tail rebuilt from the graph).
+    const json& steps = mj.at("steps");
     std::vector<std::optional<ops::OpProgram>> programs(m.kernels.size());
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      field = absl::StrCat("nodes[", i, "]");
-      absl::StatusOr<CompiledNode> node = NodeFromJson(nodes[i]);
-      if (!node.ok()) return InFile(model_path, node.status());
-      if (node->kernel < 0 || static_cast<size_t>(node->kernel) >= m.kernels.size()) {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      field = absl::StrCat("steps[", i, "]");
+      absl::StatusOr<CompiledStep> step = StepFromJson(steps[i]);
+      if (!step.ok()) return InFile(model_path, step.status());
+      if (absl::Status s = CheckStep(m, *step); !s.ok()) {
         return absl::InvalidArgumentError(
-            absl::StrCat(model_path.string(), ": ", field, ": no kernel ", node->kernel));
+            absl::StrCat(model_path.string(), ": ", field, ": ", s.message()));
+      }
+      // A fused step's tail, rebuilt from the graph, must be the kernel's.
+      const CompiledKernel& k = m.kernels[static_cast<size_t>(step->kernel)];
+      std::optional<FusedTail> tail;
+      if (!k.tail.empty()) {
+        absl::StatusOr<FusedTail> rebuilt =
+            RebuildTail(m.graph, step->master, step->nodes, m.facts);
+        if (rebuilt.ok() && rebuilt->signature != k.tail) {
+          rebuilt = absl::InvalidArgumentError(absl::StrCat("its nodes make the tail '",
+                                                            rebuilt->signature,
+                                                            "', its kernel's is '", k.tail, "'"));
+        }
+        if (!rebuilt.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(model_path.string(), ": ", field, ": ", rebuilt.status().message()));
+        }
+        tail = *std::move(rebuilt);
       }
       bool uses_prepare = false;
-      for (const runtime::KernelArg& a : node->args) {
+      for (const runtime::KernelArg& a : step->args) {
         uses_prepare |= a.source == runtime::KernelArg::Source::kPrepare;
       }
-      if (uses_prepare || node->use_finish) {
-        std::optional<ops::OpProgram>& p = programs[static_cast<size_t>(node->kernel)];
+      const bool uses_finish = step->result_mode == runtime::ResultMode::kFinish;
+      if (uses_prepare || uses_finish) {
+        std::optional<ops::OpProgram>& p = programs[static_cast<size_t>(step->kernel)];
         if (!p) {
-          const CompiledKernel& k = m.kernels[static_cast<size_t>(node->kernel)];
           TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(k.task.template_name));
-          absl::StatusOr<ops::OpProgram> program = t->instantiate(k.config, k.task.args, m.facts);
+          absl::StatusOr<ops::OpProgram> program =
+              tail && t->instantiate_with_tail
+                  ? t->instantiate_with_tail(k.config, k.task.args, m.facts, tail->tail)
+                  : t->instantiate(k.config, k.task.args, m.facts);
           if (!program.ok()) return InFile(model_path, program.status());
           p = *std::move(program);
         }
-        if (uses_prepare) node->prepare = p->prepare;
-        if (node->use_finish) node->finish = p->finish;
+        if (uses_prepare) step->prepare = p->prepare;
+        if (uses_finish) step->finish = p->finish;
       }
-      m.nodes.push_back(*std::move(node));
+      m.steps.push_back(*std::move(step));
+    }
+    field = "memory";
+    m.memory = MemoryFromJson(mj.at("memory"));
+    if (m.memory.storage_of.size() != m.graph.values.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(model_path.string(), ": memory: ", m.memory.storage_of.size(),
+                       " storages for ", m.graph.values.size(), " values"));
     }
 
     // Parameters, each checked against the kernel inputs that take it.
@@ -363,8 +459,8 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
         m.parameters.push_back(array);
       }
       const runtime::NDArray& p = m.parameters.back();
-      for (size_t n = 0; n < m.nodes.size(); ++n) {
-        for (const runtime::KernelArg& a : m.nodes[n].args) {
+      for (const CompiledStep& step : m.steps) {
+        for (const runtime::KernelArg& a : step.args) {
           if (a.source != runtime::KernelArg::Source::kParameter ||
               a.index != static_cast<int>(i)) {
             continue;
@@ -373,16 +469,17 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
           if (!(got == a.type)) {
             return absl::InvalidArgumentError(
                 absl::StrCat(from.string(), ": parameter ", i, " is ", got.ToString(), ", node '",
-                             m.graph.nodes[n].name, "' takes ", a.type.ToString()));
+                             m.graph.nodes[static_cast<size_t>(step.master)].name, "' takes ",
+                             a.type.ToString()));
           }
         }
       }
     }
-    for (size_t n = 0; n < m.nodes.size(); ++n) {
-      for (const runtime::KernelArg& a : m.nodes[n].args) {
+    for (size_t n = 0; n < m.steps.size(); ++n) {
+      for (const runtime::KernelArg& a : m.steps[n].args) {
         if (a.source == runtime::KernelArg::Source::kParameter &&
             (a.index < 0 || static_cast<size_t>(a.index) >= m.parameters.size())) {
-          return absl::InvalidArgumentError(absl::StrCat(model_path.string(), ": nodes[", n,
+          return absl::InvalidArgumentError(absl::StrCat(model_path.string(), ": steps[", n,
                                                          "] takes parameter ", a.index, " of ",
                                                          m.parameters.size()));
         }

@@ -8,9 +8,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <sstream>
 
 #include "compiler/driver/compile_model.h"
 #include "compiler/driver/test_graphs.h"
+#include "compiler/graph/builder.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/runtime/npy.h"
 
@@ -108,6 +111,87 @@ TEST_F(SavedModelTest, ConvolutionModelRoundTrips) {
   EXPECT_TRUE(ops::CompareOutputs(*got, *want, {.atol = 0, .rtol = 0}).ok());
 }
 
+// A residual block: conv -> bias -> relu -> conv -> bias -> add x -> relu, then the same block
+// again (so kernels are shared).
+testing::TestGraph ResidualBlocks() {
+  graph::Builder b;
+  graph::ValueId x = b.Input("x", {{1, 16, 8, 8}});
+  auto constant = [&](const std::string& name, const std::vector<int64_t>& shape, uint32_t seed) {
+    return b.Constant(name, testing::RandomArray(shape, graph::kFloat32, -0.3, 0.3, seed));
+  };
+  uint32_t seed = 1;
+  for (const char* block : {"a", "b"}) {
+    const std::string p = block;
+    graph::ValueId y = b.Op("conv2d", {x, constant(p + ".w1", {16, 16, 3, 3}, seed++)},
+                            {{"pad", {1, 1, 1, 1}}}, p + ".conv1");
+    y = b.Op("add", {y, constant(p + ".b1", {16, 1, 1}, seed++)}, {}, p + ".bias1");
+    y = b.Op("relu", {y}, {}, p + ".relu1");
+    y = b.Op("conv2d", {y, constant(p + ".w2", {16, 16, 3, 3}, seed++)}, {{"pad", {1, 1, 1, 1}}},
+             p + ".conv2");
+    y = b.Op("add", {y, constant(p + ".b2", {16, 1, 1}, seed++)}, {}, p + ".bias2");
+    y = b.Op("add", {y, x}, {}, p + ".residual");
+    x = b.Op("relu", {y}, {}, p + ".relu2");
+  }
+  b.Output(x);
+  absl::StatusOr<graph::Graph> g = b.Finish();
+  EXPECT_TRUE(g.ok()) << g.status();
+  return {*std::move(g), {testing::RandomArray({1, 16, 8, 8}, graph::kFloat32, -1, 1, 99)}};
+}
+
+// An optimized model with fused tails (the residual too) and a memory plan comes back whole.
+TEST_F(SavedModelTest, OptimizedModelRoundTrips) {
+  const testing::TestGraph t = ResidualBlocks();
+  absl::StatusOr<CompiledModel> m =
+      Compile(t.graph, "llvm", nullptr, {.strided_tail_inputs = StridedTailInputs::kAlways});
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->steps.size(), 4u);
+  EXPECT_EQ(m->NumFusedSteps(), 4);
+  EXPECT_LT(m->memory.peak_bytes, m->memory.naive_bytes);
+  const fs::path dir = TempDir("optimized_model");
+  ASSERT_TRUE(m->Save(dir.string()).ok());
+  absl::StatusOr<CompiledModel> loaded = CompiledModel::Load(dir.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->steps.size(), m->steps.size());
+  for (size_t i = 0; i < m->steps.size(); ++i) {
+    const CompiledStep& a = m->steps[i];
+    const CompiledStep& b = loaded->steps[i];
+    EXPECT_EQ(a.nodes, b.nodes);
+    EXPECT_EQ(a.master, b.master);
+    EXPECT_EQ(a.kernel, b.kernel);
+    EXPECT_EQ(a.inputs, b.inputs);
+    EXPECT_EQ(a.outputs, b.outputs);
+    EXPECT_EQ(a.result_mode, b.result_mode);
+    EXPECT_EQ(a.blocked, b.blocked);
+  }
+  for (size_t k = 0; k < m->kernels.size(); ++k) {
+    EXPECT_EQ(loaded->kernels[k].tail, m->kernels[k].tail);
+    EXPECT_FALSE(loaded->kernels[k].tail.empty());
+  }
+  EXPECT_EQ(loaded->memory.storage_of, m->memory.storage_of);
+  EXPECT_EQ(loaded->memory.value_bytes, m->memory.value_bytes);
+  EXPECT_EQ(loaded->memory.storage_bytes, m->memory.storage_bytes);
+  EXPECT_EQ(loaded->memory.peak_bytes, m->memory.peak_bytes);
+  EXPECT_EQ(loaded->memory.naive_bytes, m->memory.naive_bytes);
+  absl::StatusOr<runtime::GraphExecutor> a = MakeExecutor(*m);
+  absl::StatusOr<runtime::GraphExecutor> b = MakeExecutor(*loaded);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  absl::StatusOr<std::vector<runtime::NDArray>> want = a->Run(t.inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = b->Run(t.inputs);
+  ASSERT_TRUE(want.ok() && got.ok());
+  EXPECT_TRUE(ops::CompareOutputs(*got, *want, {.atol = 0, .rtol = 0}).ok());
+
+  // A kernel's tail that its step's nodes do not make is an error naming the step.
+  fs::path bad = TempDir("bad_tail");
+  fs::copy(dir, bad, fs::copy_options::recursive);
+  std::ifstream in(bad / "model.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str());
+  j["kernels"][0]["tail"] = "relu(v) ";
+  Overwrite(bad / "model.json", j.dump());
+  EXPECT_THAT(LoadError(bad), HasSubstr("steps[0]: its nodes make the tail"));
+}
+
 TEST_F(SavedModelTest, MissingOrCorruptFilesAreNamed) {
   {
     fs::path dir = Copy("no_param");
@@ -159,6 +243,25 @@ TEST_F(SavedModelTest, MissingOrCorruptFilesAreNamed) {
     Overwrite(dir / "model.json", R"({"format": "something else", "version": 1})");
     EXPECT_THAT(LoadError(dir), HasSubstr("not a tessel-compiled-model"));
   }
+  auto edit_model = [&](const std::string& name, const std::function<void(nlohmann::json&)>& f) {
+    fs::path dir = Copy(name);
+    std::ifstream in(dir / "model.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json j = nlohmann::json::parse(text.str());
+    f(j);
+    Overwrite(dir / "model.json", j.dump());
+    return dir;
+  };
+  EXPECT_THAT(LoadError(edit_model("bad_memory",
+                                   [](nlohmann::json& j) { j["memory"]["storage_of"].erase(0); })),
+              HasSubstr("model.json: memory: "));
+  EXPECT_THAT(
+      LoadError(edit_model("bad_step", [](nlohmann::json& j) { j["steps"][0]["nodes"] = {999}; })),
+      HasSubstr("model.json: steps[0]: its nodes and master do not match"));
+  EXPECT_THAT(LoadError(edit_model("bad_mode",
+                                   [](nlohmann::json& j) { j["steps"][0]["result_mode"] = "x"; })),
+              HasSubstr("unknown result mode 'x'"));
   EXPECT_THAT(LoadError(TempDir("nothing_here")), HasSubstr("is not a folder"));
 }
 

@@ -196,6 +196,33 @@ absl::Status ConnectInputs(const ops::OpProgram& program, const std::vector<NDAr
   return absl::OkStatus();
 }
 
+// The 5-d view [n, C / b, H, W, b] of `result` that unpacks to `logical`
+// (ResultMode::kUnpackChannels), if there is one: a result of rank r > 5 has its axes 2..r-2
+// merged into H and W at some split.
+std::optional<TensorDesc> UnpackedView(const NDArray& result, const NDArray& logical) {
+  const TensorDesc r = DescOf(result), l = DescOf(logical);
+  const auto& p = r.shape;
+  const auto& s = l.shape;
+  if (!runtime::SameDLType(r.dtype, l.dtype) || s.size() != 4 || p.size() < 5 || s[0] != p[0] ||
+      s[1] > p[1] * p.back() || !result.IsContiguous()) {
+    return std::nullopt;
+  }
+  for (size_t split = 3; split + 1 < p.size(); ++split) {  // rows: axes [2, split)
+    int64_t rows = 1, cols = 1;
+    for (size_t d = 2; d < split; ++d) rows *= p[d];
+    for (size_t d = split; d + 1 < p.size(); ++d) cols *= p[d];
+    if (rows < s[2] || cols < s[3]) continue;
+    const TensorDesc view{{p[0], p[1], rows, cols, p.back()}, r.dtype};
+    NDArray blocked = NDArray::Empty(view.shape, view.dtype);
+    NDArray unpacked = NDArray::Empty(s, l.dtype);
+    if (blocked.CopyFromBytes(result.data<char>(), static_cast<size_t>(result.NumBytes())).ok() &&
+        runtime::UnpackChannelsInto(blocked, unpacked).ok() && SameBytes(unpacked, logical)) {
+      return view;
+    }
+  }
+  return std::nullopt;
+}
+
 absl::Status ConnectOutputs(const ops::OpProgram& program, const std::string& what,
                             KernelConnection& c) {
   c.results = ProgramOutputTypes(program);
@@ -215,14 +242,27 @@ absl::Status ConnectOutputs(const ops::OpProgram& program, const std::string& wh
   }
   TESSEL_CHECK(out->size() == n) << what << ": finish gives " << out->size() << " arrays for " << n
                                  << " logical outputs";
-  c.use_finish = results.size() != n;
+  bool direct = results.size() == n, unpacked = results.size() == n;
+  std::vector<TensorDesc> blocked;
   for (size_t k = 0; k < n; ++k) {
     const ops::TensorSpec& spec = program.logical_outputs[k];
     TESSEL_CHECK(DescOf((*out)[k]) == (TensorDesc{spec.shape, spec.dtype}))
         << what << ": finish's output " << k << " is " << DescOf((*out)[k]).ToString();
-    if (c.use_finish) continue;
+    if (results.size() != n) continue;
     const std::optional<KernelArg::Source> s = Recognize(results[k], (*out)[k]);
-    c.use_finish = s != KernelArg::Source::kInput && s != KernelArg::Source::kReshape;
+    direct = direct && (s == KernelArg::Source::kInput || s == KernelArg::Source::kReshape);
+    const std::optional<TensorDesc> view =
+        unpacked ? UnpackedView(results[k], (*out)[k]) : std::nullopt;
+    unpacked = view.has_value();
+    if (view) blocked.push_back(*view);
+  }
+  if (direct) {
+    c.result_mode = runtime::ResultMode::kDirect;
+  } else if (unpacked) {
+    c.result_mode = runtime::ResultMode::kUnpackChannels;
+    c.blocked = std::move(blocked);
+  } else {
+    c.result_mode = runtime::ResultMode::kFinish;
   }
   return absl::OkStatus();
 }

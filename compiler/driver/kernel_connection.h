@@ -22,13 +22,18 @@
 //   - otherwise (a layout this file does not know): kPrepare, prepare runs at run time on the
 //     real inputs, which is always correct but also repeats the constants' transforms.
 // Likewise, a `finish` that leaves every output's elements as they are (a reshape) lets the kernel
-// write the node's outputs directly; any other finish runs at run time.
+// write the node's outputs directly, and one that unpacks channel blocks (NCHW{b}c to NCHW,
+// cropping padded channels, rows and columns; a result of higher rank counts when a 5-d view of
+// it merging its middle axes into rows and columns is unpacked so, as Winograd's tiles
+// [n, C / b, th, m, tw, m, b] are) is done by the executor into the value's storage
+// (runtime::ResultMode::kUnpackChannels); any other finish runs at run time.
 //
 // The x86 templates' transforms are all of the first two kinds (conv2d_nchwc, depthwise,
 // conv2d_transpose and Winograd pack the data into channel blocks and transform the weight;
 // dense, rnn/lstm cells and bit-serial pass the data and pack the weights; element-wise,
 // pooling, normalization, softmax and shape operators reshape), so no node runs prepare at run
-// time; finish runs for the blocked convolutions (unpacking, and Winograd's cropping).
+// time; the blocked convolutions' finish is an unpacking (Winograd's with cropping), so no node
+// runs finish either.
 //
 // The contract relied on, and checked (a failure is a bug in the template): prepare gives one
 // array per program input, of that input's type; finish gives one per logical output, of its type.
@@ -38,7 +43,8 @@ struct KernelConnection {
   std::vector<runtime::KernelArg> args;  // kParameter indices are into `parameters`
   std::vector<runtime::NDArray> parameters;
   std::vector<runtime::TensorDesc> results;  // the kernel's outputs
-  bool use_finish = false;
+  runtime::ResultMode result_mode = runtime::ResultMode::kDirect;
+  std::vector<runtime::TensorDesc> blocked;  // kUnpackChannels: the 5-d view of each result
 };
 
 // `constants[i]` is the data of the node's logical input i when that input is a graph constant,

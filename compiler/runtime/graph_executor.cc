@@ -3,7 +3,10 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <functional>
 #include <utility>
 
 #include "compiler/runtime/dltensor.h"
@@ -41,11 +44,46 @@ struct View {
 
 // The executor's own buffers for one step.
 struct StepBuffers {
-  std::vector<NDArray> packed;                   // per arg: the kPackChannels buffer
+  std::vector<NDArray> packed;                   // per arg: the kPackChannels buffer (scratch)
   std::vector<std::unique_ptr<View>> arg_views;  // per arg: the kReshape view
-  std::vector<NDArray> results;                  // with use_finish: the kernel's outputs
-  std::vector<std::unique_ptr<View>> out_views;  // without: output k under results[k]'s shape
+  // kUnpackChannels (scratch) and kFinish (its own): the kernel's outputs.
+  std::vector<NDArray> results;
+  std::vector<NDArray> blocked;  // kUnpackChannels: results[k] viewed as step.blocked[k]
+  std::vector<std::unique_ptr<View>> out_views;  // kDirect: output k under results[k]'s shape
 };
+
+// What a view NDArray keeps alive: the array it views and its shape.
+struct ViewContext {
+  NDArray base;
+  std::vector<int64_t> shape;
+};
+
+// A compact array of `type` over base's bytes [offset, offset + its size), sharing base's
+// storage (kept alive by the view).
+NDArray ViewOf(const NDArray& base, int64_t offset, const TensorDesc& type) {
+  auto* ctx = new ViewContext{base, type.shape};
+  auto* m = new DLManagedTensor{};
+  m->dl_tensor.data = ctx->base.data<char>() + offset;
+  m->dl_tensor.device = {kDLCPU, 0};
+  m->dl_tensor.ndim = static_cast<int32_t>(ctx->shape.size());
+  m->dl_tensor.dtype = type.dtype;
+  m->dl_tensor.shape = ctx->shape.data();
+  m->dl_tensor.strides = nullptr;
+  m->dl_tensor.byte_offset = 0;
+  m->manager_ctx = ctx;
+  m->deleter = [](DLManagedTensor* self) {
+    delete static_cast<ViewContext*>(self->manager_ctx);
+    delete self;
+  };
+  absl::StatusOr<NDArray> view = NDArray::FromDLPack(m);
+  if (!view.ok()) {  // unreachable: the tensor above is well formed
+    m->deleter(m);
+    return NDArray::Empty(type.shape, type.dtype);
+  }
+  return *std::move(view);
+}
+
+int64_t BytesOf(const TensorDesc& t) { return Product(t.shape) * DLTypeBytes(t.dtype); }
 
 absl::Status PlanError(const ExecutorStep& step, const std::string& what) {
   return absl::InternalError(absl::StrCat("executor plan, node '", step.name, "': ", what));
@@ -105,6 +143,83 @@ absl::Status CheckArg(const ExecutorPlan& plan, const ExecutorStep& step, size_t
   return absl::OkStatus();
 }
 
+absl::Status MemoryError(const std::string& what) {
+  return absl::InternalError(absl::StrCat("executor plan, memory: ", what));
+}
+
+// The memory plan's placement (see the header): sizes, graph inputs and constants unplaced,
+// graph outputs alone, and no two values of one storage live at one step.
+absl::Status CheckMemoryPlan(const ExecutorPlan& plan) {
+  if (plan.storage_of.empty()) return absl::OkStatus();
+  const size_t n = plan.values.size();
+  if (plan.storage_of.size() != n) {
+    return MemoryError(
+        absl::StrCat("storage_of has ", plan.storage_of.size(), " entries for ", n, " values"));
+  }
+  auto name = [&](size_t v) { return absl::StrCat("'", plan.values[v].name, "'"); };
+  std::vector<int> users(plan.storage_bytes.size(), 0);
+  for (size_t v = 0; v < n; ++v) {
+    const int s = plan.storage_of[v];
+    if (s < 0) continue;
+    if (static_cast<size_t>(s) >= plan.storage_bytes.size()) {
+      return MemoryError(
+          absl::StrCat(name(v), " is in storage ", s, " of ", plan.storage_bytes.size()));
+    }
+    if (plan.values[v].constant.defined())
+      return MemoryError(absl::StrCat(name(v), " is a constant"));
+    if (BytesOf(plan.values[v].type) > plan.storage_bytes[static_cast<size_t>(s)]) {
+      return MemoryError(absl::StrCat(name(v), " (", BytesOf(plan.values[v].type),
+                                      " bytes) does not fit storage ", s, " (",
+                                      plan.storage_bytes[static_cast<size_t>(s)], " bytes)"));
+    }
+    ++users[static_cast<size_t>(s)];
+  }
+  for (int v : plan.inputs) {
+    if (plan.storage_of[static_cast<size_t>(v)] >= 0) {
+      return MemoryError(
+          absl::StrCat("graph input ", name(static_cast<size_t>(v)), " is placed in a storage"));
+    }
+  }
+  // Live ranges in steps: [the step that writes, the last step that reads]; graph outputs live
+  // to the end.
+  const int end = static_cast<int>(plan.steps.size());
+  std::vector<int> first(n, -1), last(n, -1);
+  for (int i = 0; i < end; ++i) {
+    const ExecutorStep& step = plan.steps[static_cast<size_t>(i)];
+    for (int v : step.inputs) last[static_cast<size_t>(v)] = i;
+    for (int v : step.outputs) first[static_cast<size_t>(v)] = last[static_cast<size_t>(v)] = i;
+  }
+  for (int v : plan.outputs) {
+    const int s = plan.storage_of[static_cast<size_t>(v)];
+    if (s >= 0 && users[static_cast<size_t>(s)] > 1) {
+      return MemoryError(absl::StrCat("graph output ", name(static_cast<size_t>(v)),
+                                      " shares storage ", s, " with another value"));
+    }
+    last[static_cast<size_t>(v)] = end;
+  }
+  std::vector<std::vector<std::pair<int, int>>> ranges(plan.storage_bytes.size());  // (first, v)
+  for (size_t v = 0; v < n; ++v) {
+    const int s = plan.storage_of[v];
+    if (s >= 0 && first[v] >= 0)
+      ranges[static_cast<size_t>(s)].push_back({first[v], static_cast<int>(v)});
+  }
+  for (size_t s = 0; s < ranges.size(); ++s) {
+    std::vector<std::pair<int, int>>& r = ranges[s];
+    std::sort(r.begin(), r.end());
+    size_t prev = 0;  // of the values before j, the one live the longest
+    for (size_t j = 0; j < r.size(); ++j) {
+      const size_t v = static_cast<size_t>(r[j].second);
+      if (j > 0 && r[j].first <= last[prev]) {
+        return MemoryError(absl::StrCat(name(v), " (written at step ", r[j].first, ") and ",
+                                        name(prev), " (live through step ", last[prev],
+                                        ") share storage ", s));
+      }
+      if (j == 0 || last[v] > last[prev]) prev = v;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckPlan(const ExecutorPlan& plan) {
   const size_t n = plan.values.size();
   std::vector<bool> defined(n, false);
@@ -124,11 +239,12 @@ absl::Status CheckPlan(const ExecutorPlan& plan) {
     for (size_t a = 0; a < step.args.size(); ++a) {
       if (absl::Status s = CheckArg(plan, step, a); !s.ok()) return s;
     }
-    if (step.use_finish) {
-      if (!step.finish) return PlanError(step, "use_finish without a finish");
+    const bool finish = step.result_mode == ResultMode::kFinish;
+    if (finish) {
+      if (!step.finish) return PlanError(step, "kFinish without a finish");
     } else if (step.results.size() != step.outputs.size()) {
       return PlanError(step, absl::StrCat(step.results.size(), " kernel outputs for ",
-                                          step.outputs.size(), " node outputs without a finish"));
+                                          step.outputs.size(), " step outputs without a finish"));
     }
     for (size_t k = 0; k < step.outputs.size(); ++k) {
       const int v = step.outputs[k];
@@ -136,12 +252,27 @@ absl::Status CheckPlan(const ExecutorPlan& plan) {
         return PlanError(step, absl::StrCat("output ", k, " (value ", v, ") is defined twice"));
       }
       defined[static_cast<size_t>(v)] = true;
-      if (step.use_finish) continue;
+      if (finish) continue;
       const TensorDesc& want = plan.values[static_cast<size_t>(v)].type;
-      if (Product(want.shape) != Product(step.results[k].shape) ||
-          !SameDLType(want.dtype, step.results[k].dtype)) {
-        return PlanError(step, absl::StrCat("kernel output ", k, " is ", step.results[k].ToString(),
-                                            ", the value ", want.ToString()));
+      const TensorDesc& got = step.results[k];
+      bool fits = SameDLType(want.dtype, got.dtype);
+      if (step.result_mode == ResultMode::kDirect) {
+        fits = fits && Product(want.shape) == Product(got.shape);
+      } else {
+        if (step.blocked.size() != step.results.size()) {
+          return PlanError(step, absl::StrCat(step.blocked.size(), " blocked views of ",
+                                              step.results.size(), " kernel outputs"));
+        }
+        const auto& s = want.shape;
+        const auto& p = step.blocked[k].shape;
+        fits = fits && SameDLType(step.blocked[k].dtype, got.dtype) &&
+               Product(p) == Product(got.shape) && s.size() == 4 && p.size() == 5 && s[0] == p[0] &&
+               s[1] <= p[1] * p[4] && s[2] <= p[2] && s[3] <= p[3];
+      }
+      if (!fits) {
+        return PlanError(
+            step, absl::StrCat("kernel output ", k, " (", ResultModeName(step.result_mode), ") is ",
+                               got.ToString(), ", the value ", want.ToString()));
       }
     }
   }
@@ -150,24 +281,61 @@ absl::Status CheckPlan(const ExecutorPlan& plan) {
       return absl::InternalError(absl::StrCat("executor plan: output value ", v, " is never set"));
     }
   }
-  return absl::OkStatus();
+  return CheckMemoryPlan(plan);
 }
 
-NDArray Zeros(const TensorDesc& type) {
-  NDArray a = NDArray::Empty(type.shape, type.dtype);
-  std::memset(a.data<char>(), 0, static_cast<size_t>(a.NumBytes()));
-  return a;
+// Runs body(begin, end) over [0, rows) on ThreadPool::Global() when the work is large enough
+// to pay for a launch, else inline.
+absl::Status ForRows(int64_t rows, int64_t elements,
+                     const std::function<void(int64_t, int64_t)>& body) {
+  constexpr int64_t kParallelElements = 1 << 15;
+  if (elements < kParallelElements || ThreadPool::Global().num_threads() == 1) {
+    body(0, rows);
+    return absl::OkStatus();
+  }
+  return ThreadPool::Global().ParallelFor(0, rows, body);
 }
 
+// Row r = (i, ch) of n x cp: channel ch of image i, zeros for ch >= c.
 template <typename T>
-void PackTyped(const T* src, T* dst, int64_t n, int64_t c, int64_t hw, int64_t blocks, int64_t b) {
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const T* s = src + (i * c + ch) * hw;
+absl::Status PackTyped(const T* src, T* dst, int64_t n, int64_t c, int64_t hw, int64_t blocks,
+                       int64_t b) {
+  const int64_t cp = blocks * b;
+  return ForRows(n * cp, n * cp * hw, [=](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t i = r / cp, ch = r % cp;
       T* d = dst + (i * blocks + ch / b) * hw * b + ch % b;
+      if (ch >= c) {
+        for (int64_t p = 0; p < hw; ++p) d[p * b] = T{};
+        continue;
+      }
+      const T* s = src + (i * c + ch) * hw;
       for (int64_t p = 0; p < hw; ++p) d[p * b] = s[p];
     }
-  }
+  });
+}
+
+// src [n, blocks, H, W, b] -> dst [n, c, h, w], cropped; row r = (i, ch) of n x c.
+template <typename T>
+absl::Status UnpackTyped(const T* src, T* dst, int64_t n, int64_t c, int64_t h, int64_t w,
+                         int64_t blocks, int64_t src_h, int64_t src_w, int64_t b) {
+  return ForRows(n * c, n * c * h * w, [=](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t i = r / c, ch = r % c;
+      const T* s = src + (i * blocks + ch / b) * src_h * src_w * b + ch % b;
+      T* d = dst + r * h * w;
+      for (int64_t y = 0; y < h; ++y) {
+        const T* sy = s + y * src_w * b;
+        T* dy = d + y * w;
+        for (int64_t x = 0; x < w; ++x) dy[x] = sy[x * b];
+      }
+    }
+  });
+}
+
+absl::Status UnsupportedElement(const NDArray& a) {
+  return absl::UnimplementedError(
+      absl::StrCat("cannot pack elements of type ", DLTypeToString(a.dtype())));
 }
 
 }  // namespace
@@ -186,20 +354,34 @@ absl::Status PackChannelsInto(const NDArray& src, NDArray& dst) {
   const int64_t blocks = dst.shape()[1], b = dst.shape()[4];
   switch (DLTypeBytes(src.dtype())) {
     case 1:
-      PackTyped(src.data<uint8_t>(), dst.data<uint8_t>(), n, c, hw, blocks, b);
-      return absl::OkStatus();
+      return PackTyped(src.data<uint8_t>(), dst.data<uint8_t>(), n, c, hw, blocks, b);
     case 2:
-      PackTyped(src.data<uint16_t>(), dst.data<uint16_t>(), n, c, hw, blocks, b);
-      return absl::OkStatus();
+      return PackTyped(src.data<uint16_t>(), dst.data<uint16_t>(), n, c, hw, blocks, b);
     case 4:
-      PackTyped(src.data<uint32_t>(), dst.data<uint32_t>(), n, c, hw, blocks, b);
-      return absl::OkStatus();
+      return PackTyped(src.data<uint32_t>(), dst.data<uint32_t>(), n, c, hw, blocks, b);
     case 8:
-      PackTyped(src.data<uint64_t>(), dst.data<uint64_t>(), n, c, hw, blocks, b);
-      return absl::OkStatus();
+      return PackTyped(src.data<uint64_t>(), dst.data<uint64_t>(), n, c, hw, blocks, b);
     default:
-      return absl::UnimplementedError(
-          absl::StrCat("cannot pack elements of type ", DLTypeToString(src.dtype())));
+      return UnsupportedElement(src);
+  }
+}
+
+absl::Status UnpackChannelsInto(const NDArray& src, NDArray& dst) {
+  const auto& s = src.shape();
+  const auto& d = dst.shape();
+  const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+  const int64_t blocks = s[1], sh = s[2], sw = s[3], b = s[4];
+  switch (DLTypeBytes(src.dtype())) {
+    case 1:
+      return UnpackTyped(src.data<uint8_t>(), dst.data<uint8_t>(), n, c, h, w, blocks, sh, sw, b);
+    case 2:
+      return UnpackTyped(src.data<uint16_t>(), dst.data<uint16_t>(), n, c, h, w, blocks, sh, sw, b);
+    case 4:
+      return UnpackTyped(src.data<uint32_t>(), dst.data<uint32_t>(), n, c, h, w, blocks, sh, sw, b);
+    case 8:
+      return UnpackTyped(src.data<uint64_t>(), dst.data<uint64_t>(), n, c, h, w, blocks, sh, sw, b);
+    default:
+      return UnsupportedElement(src);
   }
 }
 
@@ -219,51 +401,108 @@ const char* SourceName(KernelArg::Source s) {
   return "?";
 }
 
+const char* ResultModeName(ResultMode m) {
+  switch (m) {
+    case ResultMode::kDirect:
+      return "direct";
+    case ResultMode::kUnpackChannels:
+      return "unpack_channels";
+    case ResultMode::kFinish:
+      return "finish";
+  }
+  return "?";
+}
+
 struct GraphExecutor::State {
   ExecutorPlan plan;
   std::vector<NDArray> slots;  // per value: its contents during a run
   std::vector<StepBuffers> buffers;
   std::vector<Arg> call;  // a kernel call's arguments (reused)
+  int64_t allocated_bytes = 0;
 };
 
 namespace {
 
-// Every buffer the executor owns, allocated here and nowhere else: the slots of graph inputs and
-// of values kernels write directly, packing buffers, and kernel outputs that go through finish.
-void Allocate(const ExecutorPlan& plan, std::vector<NDArray>& slots,
-              std::vector<StepBuffers>& buffers) {
+int64_t AlignUp(int64_t bytes) {
+  const auto a = static_cast<int64_t>(kAllocAlignment);
+  return (bytes + a - 1) / a * a;
+}
+
+// Every buffer the executor owns, allocated here and nowhere else (see the header): graph
+// inputs, the memory plan's storages (values as views), one scratch buffer shared by the steps'
+// packing buffers and blocked results, and kFinish kernel outputs. Returns the bytes allocated.
+int64_t Allocate(const ExecutorPlan& plan, std::vector<NDArray>& slots,
+                 std::vector<StepBuffers>& buffers) {
+  int64_t total = 0;
+  auto fresh = [&](const TensorDesc& t) {
+    total += BytesOf(t);
+    return NDArray::Empty(t.shape, t.dtype);
+  };
   slots.assign(plan.values.size(), NDArray());
   for (size_t v = 0; v < plan.values.size(); ++v) slots[v] = plan.values[v].constant;
-  for (int v : plan.inputs) {
-    const TensorDesc& t = plan.values[static_cast<size_t>(v)].type;
-    slots[static_cast<size_t>(v)] = NDArray::Empty(t.shape, t.dtype);
+  for (int v : plan.inputs)
+    slots[static_cast<size_t>(v)] = fresh(plan.values[static_cast<size_t>(v)].type);
+  std::vector<NDArray> storages;
+  for (int64_t bytes : plan.storage_bytes) {
+    storages.push_back(fresh({{bytes}, {kDLUInt, 8, 1}}));
   }
+
+  // Scratch: per step, its buffers at offsets from 0; the buffer is the largest step's.
+  std::vector<std::vector<std::pair<size_t, int64_t>>> packed_at(
+      plan.steps.size());  // (arg, offset)
+  std::vector<std::vector<int64_t>> results_at(plan.steps.size());
+  int64_t scratch_bytes = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const ExecutorStep& step = plan.steps[i];
+    int64_t offset = 0;
+    for (size_t a = 0; a < step.args.size(); ++a) {
+      if (step.args[a].source != KernelArg::Source::kPackChannels) continue;
+      packed_at[i].push_back({a, offset});
+      offset += AlignUp(BytesOf(step.args[a].type));
+    }
+    if (step.result_mode == ResultMode::kUnpackChannels) {
+      for (const TensorDesc& r : step.results) {
+        results_at[i].push_back(offset);
+        offset += AlignUp(BytesOf(r));
+      }
+    }
+    scratch_bytes = std::max(scratch_bytes, offset);
+  }
+  const NDArray scratch = fresh({{scratch_bytes}, {kDLUInt, 8, 1}});
+
   buffers.resize(plan.steps.size());
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const ExecutorStep& step = plan.steps[i];
     StepBuffers& b = buffers[i];
     b.packed.resize(step.args.size());
     b.arg_views.resize(step.args.size());
+    for (const auto& [a, offset] : packed_at[i])
+      b.packed[a] = ViewOf(scratch, offset, step.args[a].type);
     for (size_t a = 0; a < step.args.size(); ++a) {
-      const KernelArg& arg = step.args[a];
-      if (arg.source == KernelArg::Source::kPackChannels) b.packed[a] = Zeros(arg.type);
-      if (arg.source == KernelArg::Source::kReshape) {
-        b.arg_views[a] = std::make_unique<View>(arg.type);
+      if (step.args[a].source == KernelArg::Source::kReshape) {
+        b.arg_views[a] = std::make_unique<View>(step.args[a].type);
       }
     }
-    if (step.use_finish) {
-      for (const TensorDesc& r : step.results) {
-        b.results.push_back(NDArray::Empty(r.shape, r.dtype));
-      }
+    if (step.result_mode == ResultMode::kFinish) {
+      for (const TensorDesc& r : step.results) b.results.push_back(fresh(r));
       continue;
+    }
+    for (size_t k = 0; k < results_at[i].size(); ++k) {
+      b.results.push_back(ViewOf(scratch, results_at[i][k], step.results[k]));
+      b.blocked.push_back(ViewOf(scratch, results_at[i][k], step.blocked[k]));
     }
     b.out_views.resize(step.outputs.size());
     for (size_t k = 0; k < step.outputs.size(); ++k) {
-      const TensorDesc& t = plan.values[static_cast<size_t>(step.outputs[k])].type;
-      slots[static_cast<size_t>(step.outputs[k])] = NDArray::Empty(t.shape, t.dtype);
-      if (!(t == step.results[k])) b.out_views[k] = std::make_unique<View>(step.results[k]);
+      const size_t v = static_cast<size_t>(step.outputs[k]);
+      const TensorDesc& t = plan.values[v].type;
+      const int storage = plan.storage_of.empty() ? -1 : plan.storage_of[v];
+      slots[v] = storage >= 0 ? ViewOf(storages[static_cast<size_t>(storage)], 0, t) : fresh(t);
+      if (step.result_mode == ResultMode::kDirect && !(t == step.results[k])) {
+        b.out_views[k] = std::make_unique<View>(step.results[k]);
+      }
     }
   }
+  return total;
 }
 
 absl::Status StepError(const ExecutorStep& step, const absl::Status& s) {
@@ -324,16 +563,25 @@ absl::Status RunStep(const ExecutorPlan& plan, const ExecutorStep& step, StepBuf
       }
     }
   }
-  if (step.use_finish) {
-    for (NDArray& r : b.results) call.push_back(r.dl());
-  } else {
+  if (step.result_mode == ResultMode::kDirect) {
     for (size_t k = 0; k < step.outputs.size(); ++k) {
       NDArray& out = slots[static_cast<size_t>(step.outputs[k])];
       call.push_back(b.out_views[k] ? b.out_views[k]->Over(out) : out.dl());
     }
+  } else {
+    for (NDArray& r : b.results) call.push_back(r.dl());
   }
   if (absl::Status s = step.kernel(std::span<const Arg>(call)); !s.ok()) return StepError(step, s);
-  if (!step.use_finish) return absl::OkStatus();
+  if (step.result_mode == ResultMode::kDirect) return absl::OkStatus();
+  if (step.result_mode == ResultMode::kUnpackChannels) {
+    for (size_t k = 0; k < step.outputs.size(); ++k) {
+      NDArray& out = slots[static_cast<size_t>(step.outputs[k])];
+      if (absl::Status s = UnpackChannelsInto(b.blocked[k], out); !s.ok()) {
+        return StepError(step, s);
+      }
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::vector<NDArray>> outs = step.finish(b.results);
   if (!outs.ok()) return StepError(step, outs.status());
   if (outs->size() != step.outputs.size()) {
@@ -369,9 +617,11 @@ absl::StatusOr<GraphExecutor> GraphExecutor::Create(ExecutorPlan plan,
   if (options.threads > 0) ThreadPool::Global().SetNumThreads(options.threads);
   auto state = std::make_unique<State>();
   state->plan = std::move(plan);
-  Allocate(state->plan, state->slots, state->buffers);
+  state->allocated_bytes = Allocate(state->plan, state->slots, state->buffers);
   return GraphExecutor(std::move(state));
 }
+
+int64_t GraphExecutor::AllocatedBytes() const { return state_->allocated_bytes; }
 
 std::vector<std::string> GraphExecutor::InputNames() const {
   std::vector<std::string> names;
@@ -404,7 +654,14 @@ absl::StatusOr<int> GraphExecutor::FindInput(const std::string& name) const {
                                           "' (its inputs: ", absl::StrJoin(names, ", "), ")"));
 }
 
-absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(const std::vector<NDArray>& inputs) {
+std::vector<std::string> GraphExecutor::StepNames() const {
+  std::vector<std::string> names;
+  for (const ExecutorStep& step : state_->plan.steps) names.push_back(step.name);
+  return names;
+}
+
+absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(const std::vector<NDArray>& inputs,
+                                                        std::vector<double>* step_seconds) {
   State& s = *state_;
   const ExecutorPlan& plan = s.plan;
   if (inputs.size() != plan.inputs.size()) {
@@ -424,9 +681,15 @@ absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(const std::vector<NDArra
       return st;
     }
   }
+  if (step_seconds != nullptr) step_seconds->assign(plan.steps.size(), 0.0);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
     if (absl::Status st = RunStep(plan, plan.steps[i], s.buffers[i], s.slots, s.call); !st.ok()) {
       return st;
+    }
+    if (step_seconds != nullptr) {
+      (*step_seconds)[i] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
   }
   std::vector<NDArray> outputs;

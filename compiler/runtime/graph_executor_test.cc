@@ -60,7 +60,7 @@ ExecutorPlan ThreeSteps() {
   s2.name = "s2";
   s2.inputs = {1};
   s2.outputs = {2};
-  s2.use_finish = true;
+  s2.result_mode = ResultMode::kFinish;
   s2.finish = [](const std::vector<NDArray>& r) -> absl::StatusOr<std::vector<NDArray>> {
     NDArray out = NDArray::Empty({4, 4}, kF32);
     for (int i = 0; i < 16; ++i) out.data<float>()[i] = 2 * r[0].data<float>()[i];
@@ -105,11 +105,126 @@ TEST(GraphExecutorTest, RunsEveryKindOfStep) {
 TEST(GraphExecutorTest, PacksChannelsWithZeroPadding) {
   NDArray src = Iota({1, 3, 2, 2}, 1);
   NDArray dst = NDArray::Empty({1, 2, 2, 2, 2}, kF32);
-  std::fill(dst.data<float>(), dst.data<float>() + 16, 0.0f);
+  std::fill(dst.data<float>(), dst.data<float>() + 16, 7.0f);  // padding is written, not assumed
   ASSERT_TRUE(PackChannelsInto(src, dst).ok());
   // [n, c / 2, h, w, 2]: channel c at block c / 2, lane c % 2; channel 3 is padding.
   const std::vector<float> want = {1, 5, 2, 6, 3, 7, 4, 8, 9, 0, 10, 0, 11, 0, 12, 0};
   EXPECT_EQ(std::vector<float>(dst.data<float>(), dst.data<float>() + 16), want);
+}
+
+TEST(GraphExecutorTest, UnpacksChannelsDroppingPadding) {
+  // [n, C / b, H, W, b] = [1, 2, 3, 3, 2] (18 pixels of 4 channels) -> [1, 3, 2, 2]: channel 3,
+  // row 2 and column 2 dropped.
+  NDArray src = Iota({1, 2, 3, 3, 2}, 0);
+  NDArray dst = NDArray::Empty({1, 3, 2, 2}, kF32);
+  ASSERT_TRUE(UnpackChannelsInto(src, dst).ok());
+  std::vector<float> want;
+  for (int c = 0; c < 3; ++c) {
+    for (int y = 0; y < 2; ++y) {
+      for (int x = 0; x < 2; ++x)
+        want.push_back(static_cast<float>(((c / 2 * 3 + y) * 3 + x) * 2 + c % 2));
+    }
+  }
+  EXPECT_EQ(std::vector<float>(dst.data<float>(), dst.data<float>() + 12), want);
+}
+
+// A step whose kernel writes channel blocks the executor unpacks: the kernel's 16 outputs viewed
+// as [1, 1, 2, 2, 4] give a [1, 3, 2, 2] value (channel 3 dropped).
+TEST(GraphExecutorTest, UnpackStepsWriteTheValue) {
+  ExecutorPlan plan;
+  plan.values = {{"x", k4x4, {}}, {"y", {{1, 3, 2, 2}, kF32}, {}}};
+  plan.inputs = {0};
+  plan.outputs = {1};
+  plan.parameters = {Iota({16}, 100)};
+  plan.steps = {{.name = "s",
+                 .kernel = AddKernel(),
+                 .inputs = {0},
+                 .outputs = {1},
+                 .args = {{Source::kReshape, 0, k16}, {Source::kParameter, 0, k16}},
+                 .results = {k16},
+                 .result_mode = ResultMode::kUnpackChannels,
+                 .blocked = {{{1, 1, 2, 2, 4}, kF32}}}};
+  absl::StatusOr<GraphExecutor> exec = GraphExecutor::Create(plan);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  absl::StatusOr<std::vector<NDArray>> out = exec->Run({Iota({4, 4}, 0)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int c = 0; c < 3; ++c) {
+    for (int p = 0; p < 4; ++p) {
+      const int k = p * 4 + c;  // the kernel's element: pixel p, lane c
+      EXPECT_EQ((*out)[0].data<float>()[c * 4 + p], static_cast<float>(k + 100 + k));
+    }
+  }
+  plan.steps[0].blocked = {{{1, 1, 2, 2, 2}, kF32}};
+  EXPECT_THAT(std::string(GraphExecutor::Create(plan).status().message()),
+              HasSubstr("kernel output 0 (unpack_channels) is float32[16], the value "
+                        "float32[1, 3, 2, 2]"));
+}
+
+// x -> a -> b -> c -> d, each + p: a and c can share a storage, b and d cannot (d is the output).
+ExecutorPlan Chain() {
+  ExecutorPlan plan;
+  plan.values = {{"x", k16, {}}, {"a", k16, {}}, {"b", k16, {}}, {"c", k16, {}}, {"d", k16, {}}};
+  plan.inputs = {0};
+  plan.outputs = {4};
+  plan.parameters = {Iota({16}, 1)};
+  const Function add = AddKernel();
+  for (int v = 0; v < 4; ++v) {
+    plan.steps.push_back({.name = plan.values[static_cast<size_t>(v + 1)].name,
+                          .kernel = add,
+                          .inputs = {v},
+                          .outputs = {v + 1},
+                          .args = {{Source::kInput, 0, k16}, {Source::kParameter, 0, k16}},
+                          .results = {k16}});
+  }
+  plan.storage_of = {-1, 0, 1, 0, 2};
+  plan.storage_bytes = {64, 64, 64};
+  return plan;
+}
+
+TEST(GraphExecutorTest, ValuesShareTheMemoryPlansStorages) {
+  ExecutorPlan planned = Chain();
+  absl::StatusOr<GraphExecutor> exec = GraphExecutor::Create(planned);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  EXPECT_EQ(exec->AllocatedBytes(), 64 + 3 * 64);  // the input and three storages
+  for (float start : {0.0f, 5.0f}) {
+    absl::StatusOr<std::vector<NDArray>> out = exec->Run({Iota({16}, start)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int i = 0; i < 16; ++i) EXPECT_EQ((*out)[0].data<float>()[i], start + i + 4 * (1 + i));
+  }
+  ExecutorPlan unplanned = Chain();
+  unplanned.storage_of.clear();
+  unplanned.storage_bytes.clear();
+  absl::StatusOr<GraphExecutor> separate = GraphExecutor::Create(unplanned);
+  ASSERT_TRUE(separate.ok()) << separate.status();
+  EXPECT_EQ(separate->AllocatedBytes(), 64 + 4 * 64);
+}
+
+TEST(GraphExecutorTest, MemoryPlansThatOverwriteLiveValuesAreInternalErrors) {
+  auto error = [](const ExecutorPlan& plan) {
+    absl::StatusOr<GraphExecutor> exec = GraphExecutor::Create(plan);
+    EXPECT_FALSE(exec.ok());
+    EXPECT_TRUE(exec.ok() || absl::IsInternal(exec.status())) << exec.status();
+    return exec.ok() ? std::string() : std::string(exec.status().message());
+  };
+  ExecutorPlan b_and_c = Chain();  // c is written while b is read
+  b_and_c.storage_of = {-1, 0, 1, 1, 2};
+  EXPECT_THAT(error(b_and_c), HasSubstr("'c' (written at step 2) and 'b' (live through step 2) "
+                                        "share storage 1"));
+  ExecutorPlan a_and_c_and_b = Chain();  // a, then b over a's storage while a is read
+  a_and_c_and_b.storage_of = {-1, 0, 0, 1, 2};
+  EXPECT_THAT(error(a_and_c_and_b), HasSubstr("'b' (written at step 1) and 'a'"));
+  ExecutorPlan output_shared = Chain();  // d with a: a is dead by then, but d is an output
+  output_shared.storage_of = {-1, 0, 1, 2, 0};
+  EXPECT_THAT(error(output_shared), HasSubstr("graph output 'd' shares storage 0"));
+  ExecutorPlan input_placed = Chain();
+  input_placed.storage_of = {2, 0, 1, 0, -1};
+  EXPECT_THAT(error(input_placed), HasSubstr("graph input 'x' is placed in a storage"));
+  ExecutorPlan too_small = Chain();
+  too_small.storage_bytes = {64, 60, 64};
+  EXPECT_THAT(error(too_small), HasSubstr("'b' (64 bytes) does not fit storage 1 (60 bytes)"));
+  ExecutorPlan wrong_size = Chain();
+  wrong_size.storage_of.pop_back();
+  EXPECT_THAT(error(wrong_size), HasSubstr("storage_of has 4 entries for 5 values"));
 }
 
 TEST(GraphExecutorTest, InputsAreChecked) {

@@ -18,37 +18,39 @@ te::Tensor ElementWise(const te::Tensor& x, const std::function<ir::Expr(ir::Exp
 
 }  // namespace
 
-te::Tensor Relu(const te::Tensor& x) {
-  return ElementWise(
-      x, [&](ir::Expr v) { return ir::max(v, ir::MakeZero(x.dtype())); }, "relu");
+ir::Expr ReluElement(ir::Expr v) {
+  const ir::DataType t = v.dtype();
+  return ir::max(std::move(v), ir::MakeZero(t));
 }
+
+ir::Expr LeakyReluElement(ir::Expr v, double alpha) {
+  const ir::DataType t = v.dtype();
+  return ir::select(v >= ir::MakeZero(t), v, v * ir::FloatImm(t, alpha));
+}
+
+ir::Expr SigmoidElement(ir::Expr v) { return ir::sigmoid(std::move(v)); }
+
+ir::Expr TanhElement(ir::Expr v) { return ir::tanh(std::move(v)); }
+
+ir::Expr ClipElement(ir::Expr v, double lo, double hi) {
+  const ir::DataType t = v.dtype();
+  return ir::min(ir::max(std::move(v), ir::FloatImm(t, lo)), ir::FloatImm(t, hi));
+}
+
+te::Tensor Relu(const te::Tensor& x) { return ElementWise(x, ReluElement, "relu"); }
 
 te::Tensor LeakyRelu(const te::Tensor& x, double alpha) {
   return ElementWise(
-      x,
-      [&](ir::Expr v) {
-        return ir::select(v >= ir::MakeZero(x.dtype()), v, v * ir::FloatImm(x.dtype(), alpha));
-      },
-      "leaky_relu");
+      x, [alpha](ir::Expr v) { return LeakyReluElement(std::move(v), alpha); }, "leaky_relu");
 }
 
-te::Tensor Sigmoid(const te::Tensor& x) {
-  return ElementWise(
-      x, [](ir::Expr v) { return ir::sigmoid(v); }, "sigmoid");
-}
+te::Tensor Sigmoid(const te::Tensor& x) { return ElementWise(x, SigmoidElement, "sigmoid"); }
 
-te::Tensor Tanh(const te::Tensor& x) {
-  return ElementWise(
-      x, [](ir::Expr v) { return ir::tanh(v); }, "tanh");
-}
+te::Tensor Tanh(const te::Tensor& x) { return ElementWise(x, TanhElement, "tanh"); }
 
 te::Tensor Clip(const te::Tensor& x, double lo, double hi) {
   return ElementWise(
-      x,
-      [&](ir::Expr v) {
-        return ir::min(ir::max(v, ir::FloatImm(x.dtype(), lo)), ir::FloatImm(x.dtype(), hi));
-      },
-      "clip");
+      x, [lo, hi](ir::Expr v) { return ClipElement(std::move(v), lo, hi); }, "clip");
 }
 
 }  // namespace tessel::ops::nn

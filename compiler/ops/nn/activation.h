@@ -15,4 +15,13 @@ te::Tensor Tanh(const te::Tensor& x);
 // min(max(x, lo), hi); the caller ensures lo <= hi.
 te::Tensor Clip(const te::Tensor& x, double lo, double hi);
 
+// The element functions of the activations above: the value each computes from one element v
+// (a float scalar). The computes apply them, and so does a graph compiler that fuses an
+// activation into another operator's output stage (ops/output_tail.h), so both agree.
+ir::Expr ReluElement(ir::Expr v);
+ir::Expr LeakyReluElement(ir::Expr v, double alpha);
+ir::Expr SigmoidElement(ir::Expr v);
+ir::Expr TanhElement(ir::Expr v);
+ir::Expr ClipElement(ir::Expr v, double lo, double hi);
+
 }  // namespace tessel::ops::nn

@@ -14,7 +14,9 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
 }
 
-ir::Expr Apply(BinaryOp op, ir::Expr a, ir::Expr b) {
+}  // namespace
+
+ir::Expr BinaryElement(BinaryOp op, ir::Expr a, ir::Expr b) {
   switch (op) {
     case BinaryOp::kAdd:
       return a + b;
@@ -32,24 +34,28 @@ ir::Expr Apply(BinaryOp op, ir::Expr a, ir::Expr b) {
   return a;
 }
 
-// The indices of an operand of `shape` for output indices i (rank out_rank): the trailing
-// dimensions, 0 where the operand's extent is 1 and the output's is not.
-std::vector<ir::Expr> OperandIndex(const std::vector<int64_t>& shape,
-                                   const std::vector<int64_t>& out_shape,
-                                   const std::vector<ir::Var>& i) {
+std::vector<ir::Expr> BroadcastIndex(const std::vector<int64_t>& shape,
+                                     const std::vector<int64_t>& out_shape,
+                                     const std::vector<ir::Expr>& out_index) {
   const size_t offset = out_shape.size() - shape.size();
   std::vector<ir::Expr> idx;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1 && out_shape[offset + d] != 1) {
       idx.push_back(ir::IntImm(ir::kInt32, 0));
     } else {
-      idx.push_back(i[offset + d]);
+      idx.push_back(out_index[offset + d]);
     }
   }
   return idx;
 }
 
-}  // namespace
+std::optional<BinaryOp> FindBinaryOp(const std::string& name) {
+  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSubtract, BinaryOp::kMultiply, BinaryOp::kDivide,
+                      BinaryOp::kMaximum, BinaryOp::kMinimum}) {
+    if (name == BinaryOpName(op)) return op;
+  }
+  return std::nullopt;
+}
 
 const char* BinaryOpName(BinaryOp op) {
   switch (op) {
@@ -102,7 +108,9 @@ absl::StatusOr<te::Tensor> Binary(BinaryOp op, const te::Tensor& a, const te::Te
   return te::compute(
       ShapeExprs(*out),
       [&](const std::vector<ir::Var>& i) {
-        return Apply(op, a(OperandIndex(*sa, *out, i)), b(OperandIndex(*sb, *out, i)));
+        const std::vector<ir::Expr> index(i.begin(), i.end());
+        return BinaryElement(op, a(BroadcastIndex(*sa, *out, index)),
+                             b(BroadcastIndex(*sb, *out, index)));
       },
       name);
 }

@@ -3,6 +3,7 @@
 #include <absl/status/statusor.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,19 @@ absl::StatusOr<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& 
 
 // a op b, broadcast. Both tensors have the same element type.
 absl::StatusOr<te::Tensor> Binary(BinaryOp op, const te::Tensor& a, const te::Tensor& b);
+
+// The operator BinaryOpName calls `name`, if any.
+std::optional<BinaryOp> FindBinaryOp(const std::string& name);
+
+// The element function of Binary: a op b on two scalars of one type. Binary applies it, and so
+// does a graph compiler that fuses the operator into another's output stage (ops/output_tail.h).
+ir::Expr BinaryElement(BinaryOp op, ir::Expr a, ir::Expr b);
+
+// Where Binary reads an operand of `shape` for the result element at `out_index` (the result
+// of shape `out_shape`, which `shape` broadcasts to): the trailing dimensions of out_index, 0
+// where the operand's extent is 1 and the result's is not.
+std::vector<ir::Expr> BroadcastIndex(const std::vector<int64_t>& shape,
+                                     const std::vector<int64_t>& out_shape,
+                                     const std::vector<ir::Expr>& out_index);
 
 }  // namespace tessel::ops::nn

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <optional>
+#include <vector>
+
+#include "compiler/driver/fused_tail.h"
+#include "compiler/graph/graph.h"
+#include "compiler/graph/passes/fuse_ops.h"
+#include "compiler/ops/target_facts.h"
+
+// From a fusion plan (graph/passes/fuse_ops.h) to the kernels Compile builds: a fusion plan
+// whose every group is one kernel, either a single node (its operator's template) or a master
+// with a tail (fused_tail.h: the master's template, instantiate_with_tail).
+//
+// A fusion group of several nodes is one kernel when it has a master whose template takes a tail
+// and its other nodes make a tail the template's rule allows (TailRulesFor). Otherwise the
+// longest prefix of its nodes (in their order) that holds the master and is such a kernel, with
+// a single output, stays one, and the rest of the group is compiled node by node; failing that,
+// the whole group is. Groups compiled node by node, then:
+//   - groups without a master (element-wise and injective chains: reshape -> add, pad -> relu):
+//     fused elementwise/injective kernels are not generated yet;
+//   - groups with a node a tail cannot express (fused_tail.h's list: batch_norm, injective
+//     operators, several outputs, ...);
+//   - masters whose template takes no tail (none of the x86 complex-out-fusable ones).
+namespace tessel::driver {
+
+// Which tails may read a channel-strided input (fused_tail.h's TailRules).
+enum class StridedTailInputs {
+  kByTemplate,  // TailRulesFor: the measured rule
+  kNever,       // no template (for measuring the rule)
+  kAlways,      // every template (likewise)
+};
+
+struct KernelGroups {
+  // Each group one kernel; a valid fusion plan of the graph (CheckFusionPlan).
+  graph::passes::FusionPlan plan;
+  // Per group: its tail when it has several nodes (its master computes it), else nullopt.
+  std::vector<std::optional<FusedTail>> tails;
+};
+
+// What the template named `template_name` may fuse. Decided by measurement
+// (compiler/ops/x86/fused_tail_bench and whole networks; the numbers are in kernel_groups.cc):
+// the templates with a blocked output stage (conv2d_nchwc, conv2d_winograd,
+// depthwise_conv2d_nchwc, conv2d_transpose_nchwc) take no channel-strided tail input (a
+// residual: the group's kernel ends before the node that reads it, which runs on its own); the
+// others do.
+TailRules TailRulesFor(const std::string& template_name);
+
+// Errors: a node no template computes (naming it), an internal error when the result is not a
+// fusion plan of g.
+absl::StatusOr<KernelGroups> PlanKernelGroups(
+    const graph::Graph& g, const graph::passes::FusionPlan& fusion, const ops::TargetFacts& facts,
+    StridedTailInputs strided = StridedTailInputs::kByTemplate);
+
+// The tail of a group of `nodes` whose master is `master` (the tail KernelGroups holds), rebuilt
+// for a loaded model (whatever rule chose it). Errors: the group is not a tail group (a
+// corrupted model).
+absl::StatusOr<FusedTail> RebuildTail(const graph::Graph& g, int master,
+                                      const std::vector<int>& nodes, const ops::TargetFacts& facts);
+
+}  // namespace tessel::driver

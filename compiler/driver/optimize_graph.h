@@ -1,0 +1,24 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include "compiler/graph/graph.h"
+
+// The graph rewrites Compile runs before choosing kernels (CompileOptions::optimize_graph), in
+// this order:
+//   1. dead code elimination (graph/passes/dead_code.h): what no output needs is not folded;
+//   2. constant folding (fold_constants.h): subgraphs of constants become constants, computed by
+//      the operator library's own kernels;
+//   3. batch-norm folding (fold_batch_norm.h): conv -> batch_norm becomes conv with scaled
+//      weights -> add of a per-channel bias, other batch_norms a multiply -> add (broadcast
+//      operators, which fuse); its statistics must be constants, which step 2 may have made them;
+//   4. dead code elimination again: folding leaves the nodes it replaced without readers.
+// Operator fusion is an analysis (fuse_ops.h), run by Compile on the result. The graph's inputs,
+// outputs and the names of kept values do not change, so the result takes the same inputs and
+// gives the same outputs (up to floating-point rounding: folded batch norms are rounded once).
+namespace tessel::driver {
+
+// Errors: a pass's (naming the node it could not rewrite).
+absl::StatusOr<graph::Graph> OptimizeGraph(const graph::Graph& g);
+
+}  // namespace tessel::driver
