@@ -24,6 +24,7 @@
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/template.h"
+#include "compiler/ops/x86/bench_config.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/te/compute.h"
@@ -126,17 +127,9 @@ int Run(int argc, char** argv) {
   if (!(*t)->instantiate_with_tail) return std::fprintf(stderr, "%s takes no tail\n", argv[1]), 1;
   absl::StatusOr<TargetFacts> facts = DescribeTarget(kTarget);
   if (!facts.ok()) return Fail(facts.status());
-  absl::StatusOr<search::ConfigSpace> space = (*t)->space(args, *facts);
-  if (!space.ok()) return Fail(space.status());
-  search::Config config = (*t)->fallback(*space, args, *facts);
-  if (!overrides.empty()) {
-    nlohmann::json j = config.ToJson();
-    j.erase("index");
-    for (const auto& [k, v] : overrides.items()) j["knobs"][k] = v;
-    absl::StatusOr<search::Config> c = space->FromJson(j);
-    if (!c.ok()) return Fail(c.status());
-    config = *c;
-  }
+  absl::StatusOr<search::Config> chosen = x86::FallbackWithOverrides(**t, args, *facts, overrides);
+  if (!chosen.ok()) return Fail(chosen.status());
+  const search::Config config = *chosen;
   absl::StatusOr<OpProgram> plain = (*t)->instantiate(config, args, *facts);
   if (!plain.ok()) return Fail(plain.status());
   absl::StatusOr<Runnable> a = MakeRunnable(*plain);

@@ -16,6 +16,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/template.h"
+#include "compiler/ops/x86/bench_config.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/transforms/pipeline.h"
@@ -63,17 +64,9 @@ int Run(int argc, char** argv) {
   if (!t.ok()) return Fail(t.status());
   absl::StatusOr<TargetFacts> facts = DescribeTarget(target);
   if (!facts.ok()) return Fail(facts.status());
-  absl::StatusOr<search::ConfigSpace> space = (*t)->space(args, *facts);
-  if (!space.ok()) return Fail(space.status());
-  search::Config config = (*t)->fallback(*space, args, *facts);
-  if (!overrides.empty()) {
-    nlohmann::json j = config.ToJson();
-    j.erase("index");
-    for (const auto& [k, v] : overrides.items()) j["knobs"][k] = v;
-    absl::StatusOr<search::Config> c = space->FromJson(j);
-    if (!c.ok()) return Fail(c.status());
-    config = *c;
-  }
+  absl::StatusOr<search::Config> chosen = x86::FallbackWithOverrides(**t, args, *facts, overrides);
+  if (!chosen.ok()) return Fail(chosen.status());
+  const search::Config config = *chosen;
   absl::StatusOr<OpProgram> program = (*t)->instantiate(config, args, *facts);
   if (!program.ok()) return Fail(program.status());
   if (print_ir) {
