@@ -42,17 +42,25 @@ absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOpt
   return CheckConfig(t, args, t.fallback(space, args, facts), options);
 }
 
-absl::Status CheckRandomConfigs(const Template& t, const OpArgs& args, int n,
-                                const CheckOptions& options) {
+absl::Status ForFallbackAndRandomConfigs(
+    const Template& t, const OpArgs& args, int n, const CheckOptions& options,
+    const std::function<absl::Status(const search::Config&)>& check) {
   TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
   TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
   std::mt19937_64 rng(options.seed);
   const search::Config fallback = t.fallback(space, args, facts);
-  TESSEL_RETURN_IF_ERROR(CheckConfig(t, args, fallback, options));
+  TESSEL_RETURN_IF_ERROR(check(fallback));
   for (const search::Config& c : space.SampleUnique(n, rng, {fallback.index()})) {
-    TESSEL_RETURN_IF_ERROR(CheckConfig(t, args, c, options));
+    TESSEL_RETURN_IF_ERROR(check(c));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckRandomConfigs(const Template& t, const OpArgs& args, int n,
+                                const CheckOptions& options) {
+  return ForFallbackAndRandomConfigs(t, args, n, options, [&](const search::Config& c) {
+    return CheckConfig(t, args, c, options);
+  });
 }
 
 }  // namespace tessel::ops::testing

@@ -3,6 +3,7 @@
 #include <absl/status/status.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "compiler/ops/op_runner.h"
@@ -37,6 +38,11 @@ absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Co
                          const CheckOptions& options = {});
 // The fallback config.
 absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOptions& options = {});
+// Calls check on the fallback config, then on n distinct random valid configs (fewer if the space
+// is smaller), drawn with options.seed; returns the first failure.
+absl::Status ForFallbackAndRandomConfigs(
+    const Template& t, const OpArgs& args, int n, const CheckOptions& options,
+    const std::function<absl::Status(const search::Config&)>& check);
 // n distinct random valid configs (fewer if the space is smaller), plus the fallback; the first
 // failure names the config.
 absl::Status CheckRandomConfigs(const Template& t, const OpArgs& args, int n,

@@ -3,7 +3,6 @@
 #include <absl/strings/str_cat.h>
 
 #include <algorithm>
-#include <random>
 
 #include "baselines/torch/reference.h"
 #include "compiler/ir/op.h"
@@ -74,15 +73,9 @@ absl::Status CheckTailConfig(const Template& t, const OpArgs& args, const search
 
 absl::Status CheckTailRandomConfigs(const Template& t, const OpArgs& args, int n,
                                     const CheckOptions& options) {
-  TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
-  TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
-  std::mt19937_64 rng(options.seed);
-  const search::Config fallback = t.fallback(space, args, facts);
-  TESSEL_RETURN_IF_ERROR(CheckTailConfig(t, args, fallback, options));
-  for (const search::Config& c : space.SampleUnique(n, rng, {fallback.index()})) {
-    TESSEL_RETURN_IF_ERROR(CheckTailConfig(t, args, c, options));
-  }
-  return absl::OkStatus();
+  return ForFallbackAndRandomConfigs(t, args, n, options, [&](const search::Config& c) {
+    return CheckTailConfig(t, args, c, options);
+  });
 }
 
 }  // namespace tessel::ops::testing
