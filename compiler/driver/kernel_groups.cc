@@ -26,7 +26,7 @@ absl::StatusOr<OpPattern> PatternOf(const graph::Node& node) {
 }
 
 // The group of `nodes` (increasing) with its master and pattern; inputs and outputs are filled
-// for the whole plan at the end (FillInputsAndOutputs).
+// for the whole plan at the end (passes::FillGroupInputsAndOutputs).
 absl::StatusOr<FusionGroup> MakeGroup(const graph::Graph& g, std::vector<int> nodes) {
   FusionGroup group;
   group.nodes = std::move(nodes);
@@ -36,37 +36,6 @@ absl::StatusOr<FusionGroup> MakeGroup(const graph::Graph& g, std::vector<int> no
     if (IsMasterPattern(p)) group.master = n;
   }
   return group;
-}
-
-// fuse_ops.h's definitions of a group's inputs and outputs, for the final groups.
-void FillInputsAndOutputs(const graph::Graph& g, FusionPlan& plan) {
-  std::vector<bool> is_output(g.values.size(), false);
-  for (ValueId id : g.outputs) is_output[static_cast<size_t>(id)] = true;
-  const std::vector<std::vector<int>> consumers = g.Consumers();
-  for (size_t k = 0; k < plan.groups.size(); ++k) {
-    FusionGroup& group = plan.groups[k];
-    const int gk = static_cast<int>(k);
-    group.inputs.clear();
-    group.outputs.clear();
-    for (int n : group.nodes) {
-      const graph::Node& node = g.nodes[static_cast<size_t>(n)];
-      for (ValueId id : node.inputs) {
-        const graph::Value& v = g.value(id);
-        const bool inside = v.kind == graph::ValueKind::kNodeOutput &&
-                            plan.group_of[static_cast<size_t>(v.node)] == gk;
-        if (!inside &&
-            std::find(group.inputs.begin(), group.inputs.end(), id) == group.inputs.end()) {
-          group.inputs.push_back(id);
-        }
-      }
-      for (ValueId id : node.outputs) {
-        const std::vector<int>& readers = consumers[static_cast<size_t>(id)];
-        bool needed = is_output[static_cast<size_t>(id)] || readers.empty();
-        for (int r : readers) needed = needed || plan.group_of[static_cast<size_t>(r)] != gk;
-        if (needed) group.outputs.push_back(id);
-      }
-    }
-  }
 }
 
 // Whether the values made by `prefix` (a subset of a group) and needed outside it are exactly
@@ -181,7 +150,7 @@ absl::StatusOr<KernelGroups> PlanKernelGroups(const graph::Graph& g, const Fusio
       out.plan.group_of[static_cast<size_t>(n)] = static_cast<int>(k);
     }
   }
-  FillInputsAndOutputs(g, out.plan);
+  graph::passes::FillGroupInputsAndOutputs(g, out.plan);
   if (absl::Status s = graph::passes::CheckFusionPlan(g, out.plan); !s.ok()) {
     return absl::InternalError(absl::StrCat("kernel groups: ", s.message()));
   }

@@ -226,7 +226,9 @@ class Fuser {
   int max_group_size_;
 };
 
-void FillInputsAndOutputs(const Graph& g, FusionPlan& plan) {
+}  // namespace
+
+void FillGroupInputsAndOutputs(const Graph& g, FusionPlan& plan) {
   std::vector<bool> is_output(g.values.size(), false);
   for (ValueId id : g.outputs) is_output[static_cast<size_t>(id)] = true;
   const std::vector<std::vector<int>> consumers = g.Consumers();
@@ -237,6 +239,8 @@ void FillInputsAndOutputs(const Graph& g, FusionPlan& plan) {
   for (size_t k = 0; k < plan.groups.size(); ++k) {
     FusionGroup& group = plan.groups[k];
     const int gk = static_cast<int>(k);
+    group.inputs.clear();
+    group.outputs.clear();
     for (int n : group.nodes) {
       const Node& node = g.nodes[static_cast<size_t>(n)];
       for (ValueId id : node.inputs) {
@@ -254,8 +258,6 @@ void FillInputsAndOutputs(const Graph& g, FusionPlan& plan) {
     }
   }
 }
-
-}  // namespace
 
 absl::StatusOr<FusionPlan> FuseOps(const Graph& g, const FuseOptions& options) {
   if (options.max_group_size < 1) {
@@ -302,7 +304,7 @@ absl::StatusOr<FusionPlan> FuseOps(const Graph& g, const FuseOptions& options) {
     group.nodes = std::move(nodes);
     plan.groups.push_back(std::move(group));
   }
-  FillInputsAndOutputs(g, plan);
+  FillGroupInputsAndOutputs(g, plan);
   return plan;
 }
 
@@ -359,7 +361,7 @@ absl::Status CheckFusionPlan(const Graph& g, const FusionPlan& plan) {
           absl::StrCat("node '", g.nodes[i].name, "' is in ", seen[i], " fusion groups"));
     }
   }
-  FillInputsAndOutputs(g, expected);
+  FillGroupInputsAndOutputs(g, expected);
   for (size_t k = 0; k < plan.groups.size(); ++k) {
     if (plan.groups[k].inputs != expected.groups[k].inputs) return error(k, "has the wrong inputs");
     if (plan.groups[k].outputs != expected.groups[k].outputs)

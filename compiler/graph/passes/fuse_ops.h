@@ -68,6 +68,10 @@ struct FusionPlan {
 // Errors: an option out of range, naming it.
 absl::StatusOr<FusionPlan> FuseOps(const Graph& g, const FuseOptions& options = {});
 
+// Sets every group's inputs and outputs (as FusionGroup defines them) from its nodes and
+// plan.group_of; for plans whose groups were formed or split elsewhere (the driver's kernels).
+void FillGroupInputsAndOutputs(const Graph& g, FusionPlan& plan);
+
 // Whether plan is a fusion plan of g: each node in exactly one group, nodes and groups in
 // topological order, inputs and outputs as defined above, at most one master, which is the
 // group's only complex-out-fusable, reduction or opaque node, and opaque nodes alone. The error
