@@ -35,8 +35,10 @@ runtime::NDArray Random(const std::vector<int64_t>& shape, uint32_t seed, double
   return RandomArray(shape, graph::kFloat32, low, high, seed);
 }
 
-// Compiles with `options`, runs, compares with libtorch; returns the model.
-CompiledModel ExpectMatchesReference(const TestGraph& t, const CompileOptions& options = {},
+// Compiles with `options`, runs, compares with libtorch; returns the model. These tests are about
+// fused tails as such, so the layout pass is off by default (compile_layout_test has it on).
+CompiledModel ExpectMatchesReference(const TestGraph& t,
+                                     const CompileOptions& options = {.alter_layout = false},
                                      const search::ApplyHistoryBest* log = nullptr) {
   absl::StatusOr<CompiledModel> m = Compile(t.graph, "llvm", log, options);
   EXPECT_TRUE(m.ok()) << m.status();
@@ -147,12 +149,12 @@ TEST(CompileFusionTest, BlockedTemplatesStopBeforeAStridedResidual) {
   EXPECT_EQ(StepNodes(split),
             (std::vector<std::vector<std::string>>{{"dw", "bias_add", "relu"}, {"residual"}}));
   EXPECT_EQ(split.kernels[0].task.template_name, "depthwise_conv2d_nchwc.x86");
-  const CompiledModel fused =
-      ExpectMatchesReference(t, {.strided_tail_inputs = StridedTailInputs::kAlways});
+  const CompiledModel fused = ExpectMatchesReference(
+      t, {.alter_layout = false, .strided_tail_inputs = StridedTailInputs::kAlways});
   EXPECT_EQ(StepNodes(fused),
             (std::vector<std::vector<std::string>>{{"dw", "bias_add", "relu", "residual"}}));
-  const CompiledModel never =
-      ExpectMatchesReference(t, {.strided_tail_inputs = StridedTailInputs::kNever});
+  const CompiledModel never = ExpectMatchesReference(
+      t, {.alter_layout = false, .strided_tail_inputs = StridedTailInputs::kNever});
   EXPECT_EQ(StepNodes(never), StepNodes(split));
 }
 
@@ -174,7 +176,7 @@ TEST(CompileFusionTest, AGroupSplitsWhereTheTailCannotGoOn) {
   EXPECT_EQ(StepNodes(m),
             (std::vector<std::vector<std::string>>{{"conv", "relu"}, {"bn"}, {"sigmoid"}}));
   // Fusion off: every node its own kernel.
-  const CompiledModel off = ExpectMatchesReference(t, {.fuse = false});
+  const CompiledModel off = ExpectMatchesReference(t, {.fuse = false, .alter_layout = false});
   EXPECT_EQ(off.steps.size(), 4u);
   EXPECT_EQ(off.NumFusedSteps(), 0);
 }
@@ -211,7 +213,7 @@ TEST(CompileFusionTest, IdenticalFusedGroupsShareAKernel) {
   ASSERT_TRUE(search::LogWriter::Open(log_path).ok());
   absl::StatusOr<search::ApplyHistoryBest> log = search::ApplyHistoryBest::FromLogs({log_path});
   ASSERT_TRUE(log.ok()) << log.status();
-  absl::StatusOr<CompiledModel> logged = Compile(t.graph, "llvm", &*log);
+  absl::StatusOr<CompiledModel> logged = Compile(t.graph, "llvm", &*log, {.alter_layout = false});
   ASSERT_TRUE(logged.ok()) << logged.status();
   ASSERT_EQ(logged->warnings.size(), 1u);
   EXPECT_THAT(logged->warnings[0],
@@ -257,7 +259,7 @@ TEST(CompileFusionTest, ATunedConfigAppliesToAFusedGroup) {
   absl::StatusOr<search::ApplyHistoryBest> log = search::ApplyHistoryBest::FromLogs({log_path});
   ASSERT_TRUE(log.ok()) << log.status();
 
-  const CompiledModel m = ExpectMatchesReference(*tiny, {}, &*log);
+  const CompiledModel m = ExpectMatchesReference(*tiny, {.alter_layout = false}, &*log);
   ASSERT_FALSE(m.steps.empty());
   EXPECT_EQ(m.steps[0].nodes.size(), 2u);  // conv + relu
   const CompiledKernel& k = m.kernels[static_cast<size_t>(m.steps[0].kernel)];

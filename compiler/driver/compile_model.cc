@@ -12,10 +12,12 @@
 
 #include "compiler/driver/build.h"
 #include "compiler/driver/compile_target.h"
+#include "compiler/driver/kernel_config.h"
 #include "compiler/driver/kernel_connection.h"
 #include "compiler/driver/kernel_groups.h"
 #include "compiler/driver/optimize_graph.h"
 #include "compiler/driver/select_template.h"
+#include "compiler/graph/passes/alter_layout.h"
 #include "compiler/graph/passes/fuse_ops.h"
 #include "compiler/graph/passes/plan_memory.h"
 #include "compiler/support/status_macros.h"
@@ -71,22 +73,14 @@ void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* 
   auto fail = [&](const absl::Status& s) {
     job.status = absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
   };
-  absl::StatusOr<search::ConfigSpace> space = job.t->space(task.args, facts);
-  if (!space.ok()) return fail(space.status());
-  const search::Config fallback = job.t->fallback(*space, task.args, facts);
-  job.kernel.config = fallback;
-  if (log != nullptr) {
-    std::optional<search::Record> best = log->Best(task.Key());
-    if (!best) {
-      job.untuned = true;
-    } else if (absl::StatusOr<search::Config> tuned = space->FromJson(best->config); !tuned.ok()) {
-      job.warning = absl::StrCat("the tuned config for ", where, " does not fit the template (",
-                                 tuned.status().message(), "); using the template's fallback");
-    } else {
-      job.kernel.config = *tuned;
-      job.kernel.tuned = true;
-    }
-  }
+  absl::StatusOr<KernelConfig> selected = SelectKernelConfig(*job.t, task, facts, log, where);
+  if (!selected.ok()) return fail(selected.status());
+  const search::Config fallback = selected->fallback;
+  job.kernel.config = selected->config;
+  job.kernel.tuned = selected->tuned;
+  absl::StatusOr<const graph::OpDef*> def = graph::FindOpDef(job.t->op);
+  job.untuned = selected->untuned && def.ok() && WorthTuning((*def)->pattern, selected->space);
+  job.warning = selected->warning;
   auto instantiate = [&](const search::Config& config) {
     return job.tail ? job.t->instantiate_with_tail(config, task.args, facts, job.tail->tail)
                     : job.t->instantiate(config, task.args, facts);
@@ -167,11 +161,13 @@ absl::Status ConnectSteps(const std::vector<KernelJob>& jobs, int threads, Compi
   std::vector<int> first_step;
   absl::flat_hash_map<std::string, int> by_key;
   for (size_t i = 0; i < steps.size(); ++i) {
+    // Constants by value; activations by type (a blocked value connects otherwise).
     std::string key = absl::StrCat(steps[i].kernel);
     for (graph::ValueId v : steps[i].inputs) {
       const bool constant = g.value(v).kind == graph::ValueKind::kConstant;
-      absl::StrAppend(&key, constant ? absl::StrCat(",", v) : ",-");
+      absl::StrAppend(&key, constant ? absl::StrCat(",", v) : ",-" + g.type(v).ToString());
     }
+    for (graph::ValueId v : steps[i].outputs) absl::StrAppend(&key, ";", g.type(v).ToString());
     auto [it, inserted] = by_key.try_emplace(key, static_cast<int>(first_step.size()));
     if (inserted) first_step.push_back(static_cast<int>(i));
     connection_of[i] = it->second;
@@ -187,8 +183,21 @@ absl::Status ConnectSteps(const std::vector<KernelJob>& jobs, int threads, Compi
       constants.push_back(value.kind == graph::ValueKind::kConstant ? value.data
                                                                     : runtime::NDArray());
     }
-    connections[static_cast<size_t>(c)] = ConnectKernel(
-        job.program, constants, absl::StrCat(NodesText(g, {step.master}), " (", job.t->name, ")"));
+    const std::string what = absl::StrCat(NodesText(g, {step.master}), " (", job.t->name, ")");
+    absl::StatusOr<KernelConnection> k = ConnectKernel(job.program, constants, what);
+    if (k.ok()) {
+      auto types = [&](const std::vector<graph::ValueId>& ids) {
+        std::vector<runtime::TensorDesc> out;
+        for (graph::ValueId v : ids) out.push_back({g.type(v).shape, g.type(v).dtype});
+        return out;
+      };
+      if (absl::Status s =
+              ConnectToValueTypes(*k, types(step.inputs), types(step.outputs), job.program, what);
+          !s.ok()) {
+        k = s;
+      }
+    }
+    connections[static_cast<size_t>(c)] = std::move(k);
   });
 
   absl::flat_hash_map<const void*, int> parameter_of;  // by data address
@@ -239,6 +248,11 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
   TESSEL_ASSIGN_OR_RETURN(model.facts, ops::DescribeTarget(model.target));
   if (options.optimize_graph) {
     TESSEL_ASSIGN_OR_RETURN(model.graph, OptimizeGraph(g));
+    if (options.alter_layout) {
+      TESSEL_ASSIGN_OR_RETURN(
+          model.graph, graph::passes::AlterLayout(
+                           model.graph, KernelLayoutChooser(model.target, model.facts, log)));
+    }
   } else {
     model.graph = g;
   }

@@ -14,7 +14,8 @@
 //
 // Pipeline:
 //   1. with optimize_graph, the graph rewrites of optimize_graph.h (dead code, constant folding,
-//      batch-norm folding, dead code); the model keeps the rewritten graph;
+//      batch-norm folding, dead code), then the layout pass (below); the model keeps the
+//      rewritten graph;
 //   2. operator fusion (graph/passes/fuse_ops.h; with optimize_graph and fuse, else every node
 //      its own group), then kernel groups (kernel_groups.h): each group one kernel, a single node
 //      or a master with its element-wise tail fused into its output stage (fused_tail.h);
@@ -31,12 +32,16 @@
 //   5. graph constants go through the templates' host transforms once, here
 //      (kernel_connection.h says how each kernel input is obtained at run time).
 //
-// Which fused tails a template takes is decided by measurement (kernel_groups.h, TailRulesFor):
-// a full-size tail input (a residual) read in logical NCHW by a blocked kernel is a strided
-// gather that costs more than a separate add, so the blocked convolution templates stop their
-// tail before it (conv -> bias -> relu fuses; conv -> bias | add residual | relu); the
-// templates computing in logical order take it. Layout passes are not run: blocked kernels pack
-// and unpack at their boundaries (the executor does it, runtime/graph_executor.h).
+// With optimize_graph and alter_layout, the layout pass runs after the rewrites: every
+// convolution whose template computes in channel blocks gets the blocks of its config (tuned or
+// fallback; kernel_config.h), values between such convolutions stay blocked, and layout_transform
+// kernels convert at the boundaries. A blocked kernel then reads and writes its blocked values
+// as they are, and a residual held in its output's blocks fuses into its tail. Without the pass,
+// a blocked kernel's input is packed and its output unpacked by the executor at every call
+// (runtime/graph_executor.h), and which fused tails a template takes is decided by measurement
+// (kernel_groups.h, TailRulesFor): a full-size tail input (a residual) read in logical NCHW by a
+// blocked kernel is a strided gather that costs more than a separate add, so the blocked
+// convolution templates stop their tail before it.
 namespace tessel::driver {
 
 struct CompileOptions {
@@ -48,6 +53,9 @@ struct CompileOptions {
   // With optimize_graph: whether operators fuse (Fig. 4: fusion on/off with the other passes
   // on). Without optimize_graph it is ignored (nothing fuses).
   bool fuse = true;
+  // With optimize_graph: whether convolutions keep the blocked layouts of their kernels between
+  // them (graph/passes/alter_layout.h), their blocks those of each kernel's config.
+  bool alter_layout = true;
   // Which fused tails may read a full-size input (a residual) across channel blocks; the
   // default is the measured per-template rule, the others are for measuring it.
   StridedTailInputs strided_tail_inputs = StridedTailInputs::kByTemplate;

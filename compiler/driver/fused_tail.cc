@@ -7,12 +7,14 @@
 #include <memory>
 #include <optional>
 
+#include "compiler/graph/node_layout.h"
 #include "compiler/graph/tensor_type.h"
 #include "compiler/ops/nn/activation.h"
 #include "compiler/ops/nn/elementwise.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/op_args.h"
 #include "compiler/runtime/dltype.h"
+#include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
 
 namespace tessel::driver {
@@ -211,6 +213,10 @@ absl::StatusOr<FusedTail> BuildFusedTail(const graph::Graph& g, int master,
   }
   result.signature = absl::StrCat(absl::StrJoin(texts, ";"), " ", absl::StrJoin(input_texts, " "));
   result.tail.inputs = program->inputs;
+  // A blocked master output (node_layout.h): the tail runs over its blocked index.
+  TESSEL_ASSIGN_OR_RETURN(graph::NodeLayout layout, graph::NodeLayoutOf(m.attrs));
+  result.tail.program_index = layout.out_block > 0;
+  if (result.tail.program_index) absl::StrAppend(&result.signature, " blocked");
   result.tail.apply = [program](ir::Expr value, const std::vector<ir::Expr>& logical) {
     return Evaluate(*program, value, logical);
   };

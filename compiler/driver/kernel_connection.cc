@@ -269,6 +269,54 @@ absl::Status ConnectOutputs(const ops::OpProgram& program, const std::string& wh
 
 }  // namespace
 
+absl::Status ConnectToValueTypes(KernelConnection& c, const std::vector<TensorDesc>& inputs,
+                                 const std::vector<TensorDesc>& outputs,
+                                 const ops::OpProgram& program, const std::string& what) {
+  auto logical = [](const ops::TensorSpec& s) { return TensorDesc{s.shape, s.dtype}; };
+  std::vector<bool> read_as_is(inputs.size(), false);
+  for (KernelArg& arg : c.args) {
+    if (arg.source == KernelArg::Source::kParameter || arg.source == KernelArg::Source::kPrepare) {
+      continue;
+    }
+    const size_t i = static_cast<size_t>(arg.index);
+    if (inputs.at(i) == logical(program.logical_inputs.at(i))) continue;
+    // Packing that moves no element (one block of channels, or blocks of one) is a reshape.
+    const bool packs =
+        arg.source == KernelArg::Source::kPackChannels || arg.source == KernelArg::Source::kReshape;
+    if (!packs || !(arg.type == inputs[i])) {
+      return absl::InternalError(absl::StrCat(
+          what, ": input ", i, " is held as ", inputs[i].ToString(), ", the kernel reads ",
+          arg.type.ToString(), " (", SourceName(arg.source), ")"));
+    }
+    arg.source = KernelArg::Source::kInput;
+    read_as_is[i] = true;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!read_as_is[i] && !(inputs[i] == logical(program.logical_inputs[i]))) {
+      return absl::InternalError(absl::StrCat(what, ": input ", i, " is held as ",
+                                              inputs[i].ToString(), ", which no kernel argument ",
+                                              "reads as it is"));
+    }
+  }
+  bool blocked = false;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    blocked |= !(outputs[k] == logical(program.logical_outputs.at(k)));
+  }
+  if (!blocked) return absl::OkStatus();
+  // An unpacking that moves no element (1 x 1 planes) was recognized as a reshape: direct too.
+  const bool direct =
+      (c.result_mode == runtime::ResultMode::kUnpackChannels && c.blocked == outputs) ||
+      (c.result_mode == runtime::ResultMode::kDirect && c.results == outputs);
+  if (!direct) {
+    return absl::InternalError(absl::StrCat(what, ": its outputs are held blocked (",
+                                            outputs[0].ToString(), "), the kernel gives them ",
+                                            runtime::ResultModeName(c.result_mode)));
+  }
+  c.result_mode = runtime::ResultMode::kDirect;
+  c.blocked.clear();
+  return absl::OkStatus();
+}
+
 std::vector<TensorDesc> ProgramInputTypes(const ops::OpProgram& program) {
   std::vector<TensorDesc> types;
   const size_t inputs = program.args.size() - static_cast<size_t>(program.num_outputs);

@@ -54,6 +54,17 @@ absl::StatusOr<KernelConnection> ConnectKernel(const ops::OpProgram& program,
                                                const std::vector<runtime::NDArray>& constants,
                                                const std::string& what);
 
+// A connection ConnectKernel made for logical values, made to read and write the values of a
+// layout-altered graph (graph/passes/alter_layout.h), given the types of the step's input and
+// output values: an input the kernel packs into channel blocks that its value already holds is
+// read as it is (kInput), and outputs unpacked from blocks their values keep are written
+// directly (kDirect). A value of another type than its logical one that the kernel cannot take
+// or give so is an internal error (a template whose channel_blocks disagree with its program).
+absl::Status ConnectToValueTypes(KernelConnection& c,
+                                 const std::vector<runtime::TensorDesc>& inputs,
+                                 const std::vector<runtime::TensorDesc>& outputs,
+                                 const ops::OpProgram& program, const std::string& what);
+
 // The types of the program's inputs and outputs (its args).
 std::vector<runtime::TensorDesc> ProgramInputTypes(const ops::OpProgram& program);
 std::vector<runtime::TensorDesc> ProgramOutputTypes(const ops::OpProgram& program);

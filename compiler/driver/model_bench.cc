@@ -43,6 +43,7 @@ const Variant kVariants[] = {
     {"as_given", {.optimize_graph = false}},
     {"optimized", {}},
     {"no_fusion", {.fuse = false}},
+    {"no_layout", {.alter_layout = false}},
     {"strided_never", {.strided_tail_inputs = StridedTailInputs::kNever}},
     {"strided_always", {.strided_tail_inputs = StridedTailInputs::kAlways}},
 };

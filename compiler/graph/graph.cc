@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "compiler/graph/node_layout.h"
 #include "compiler/graph/op_registry.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/status_macros.h"
@@ -67,7 +68,10 @@ int64_t Graph::ConstantBytes() const {
 
 absl::StatusOr<nlohmann::json> OpArgsOf(const Graph& g, const Node& node) {
   TESSEL_ASSIGN_OR_RETURN(const OpDef* def, FindOpDef(node.op));
-  absl::StatusOr<nlohmann::json> args = def->op_args(g.InputTypes(node), node.attrs);
+  absl::StatusOr<LogicalView> view =
+      LogicalViewOf(node.op, def->blocked_data, g.InputTypes(node), node.attrs);
+  if (!view.ok()) return NodeError(node, std::string(view.status().message()));
+  absl::StatusOr<nlohmann::json> args = def->op_args(view->inputs, view->attrs);
   if (!args.ok()) return NodeError(node, std::string(args.status().message()));
   return args;
 }

@@ -49,7 +49,7 @@ absl::Status CheckRanks(const std::string& op, const Types& in,
 
 OpDef Def(const char* name, OpPattern pattern, int min_inputs, int max_inputs, ArgsFn args,
           int num_outputs = 1) {
-  return OpDef{name, pattern, min_inputs, max_inputs, num_outputs, std::move(args)};
+  return OpDef{name, pattern, min_inputs, max_inputs, num_outputs, std::move(args), false};
 }
 
 // conv2d and bitserial_conv2d: data NCHW, weight O(I/groups)HW.
@@ -181,6 +181,9 @@ std::vector<OpDef> AllOpDefs() {
       Def("bitserial_conv2d", P::kOpaque, 2, 2, ConvArgs("bitserial_conv2d")),
       Def("bitserial_dense", P::kOpaque, 2, 2, DenseArgs("bitserial_dense", false)),
   };
+  for (OpDef& def : defs) {
+    def.blocked_data = def.name == "conv2d" || def.name == "conv2d_transpose";
+  }
   for (const char* op : {"relu", "sigmoid", "tanh", "leaky_relu", "clip"}) {
     defs.push_back(Def(op, P::kElemWise, 1, 1, ShapeArgs(op)));
   }

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "compiler/graph/node_layout.h"
 #include "compiler/graph/op_defs.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/check.h"
@@ -101,6 +102,10 @@ std::vector<std::string> OpDefNames() {
   return names;
 }
 
+// The output types of op on the node's logical view (its layout left aside), cached.
+static absl::StatusOr<std::vector<TensorType>> InferLogicalTypes(const OpDef& op,
+                                                                 const LogicalView& view);
+
 absl::StatusOr<std::vector<TensorType>> InferTypes(const OpDef& op,
                                                    const std::vector<TensorType>& inputs,
                                                    const nlohmann::json& attrs) {
@@ -117,7 +122,23 @@ absl::StatusOr<std::vector<TensorType>> InferTypes(const OpDef& op,
     return absl::InvalidArgumentError(
         absl::StrCat(op.name, ": attributes must be a JSON object, got ", attrs.dump()));
   }
-  TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, op.op_args(inputs, attrs));
+  TESSEL_ASSIGN_OR_RETURN(LogicalView view, LogicalViewOf(op.name, op.blocked_data, inputs, attrs));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<TensorType> outputs, InferLogicalTypes(op, view));
+  if (view.layout.out_block > 0) {
+    absl::StatusOr<TensorType> blocked = BlockedType(outputs[0], view.layout.out_block);
+    if (!blocked.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(op.name, ": attribute '", kOutLayoutAttr,
+                                                     "': ", blocked.status().message()));
+    }
+    outputs[0] = *blocked;
+  }
+  return outputs;
+}
+
+absl::StatusOr<std::vector<TensorType>> InferLogicalTypes(const OpDef& op,
+                                                          const LogicalView& view) {
+  const std::vector<TensorType>& inputs = view.inputs;
+  TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, op.op_args(inputs, view.attrs));
 
   static TypeCache* const cache = new TypeCache;
   std::string key = absl::StrCat(op.name, "|", args.dump());

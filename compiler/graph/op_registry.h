@@ -47,6 +47,8 @@ struct OpDef {
   std::function<absl::StatusOr<nlohmann::json>(const std::vector<TensorType>& inputs,
                                                const nlohmann::json& attrs)>
       op_args;
+  // Whether nodes of it may compute in blocked layouts (node_layout.h: data_layout, out_layout).
+  bool blocked_data = false;
 };
 
 // The operator, or NotFound listing the known ones.

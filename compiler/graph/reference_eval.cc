@@ -3,11 +3,41 @@
 #include <absl/strings/str_cat.h>
 
 #include "baselines/torch/reference.h"
+#include "compiler/graph/node_layout.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 
 namespace tessel::graph {
+namespace {
+
+// x converted between layout blocks (0: NCHW) by libtorch's layout_transform reference.
+absl::StatusOr<runtime::NDArray> Relayout(const runtime::NDArray& x, int64_t from, int64_t to) {
+  const nlohmann::json args = {
+      {"shape", x.shape()}, {"src", LayoutName(from)}, {"dst", LayoutName(to)}};
+  TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> out,
+                          baselines::TorchReference("layout_transform", args, {x}));
+  return out.at(0);
+}
+
+// A node computing in blocked layouts (node_layout.h) is its operator on the logical inputs,
+// its output blocked after.
+absl::StatusOr<std::vector<runtime::NDArray>> EvaluateNode(const Node& node,
+                                                           const nlohmann::json& args,
+                                                           std::vector<runtime::NDArray> in) {
+  TESSEL_ASSIGN_OR_RETURN(NodeLayout layout, NodeLayoutOf(node.attrs));
+  if (layout.in_block > 0) {
+    TESSEL_ASSIGN_OR_RETURN(in[0], Relayout(in[0], layout.in_block, 0));
+  }
+  TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> out,
+                          baselines::TorchReference(node.op, args, in));
+  if (layout.out_block > 0 && !out.empty()) {
+    TESSEL_ASSIGN_OR_RETURN(out[0], Relayout(out[0], 0, layout.out_block));
+  }
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
     const Graph& g, const std::vector<runtime::NDArray>& inputs) {
@@ -32,8 +62,7 @@ absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
     TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, OpArgsOf(g, node));
     std::vector<runtime::NDArray> in;
     for (ValueId id : node.inputs) in.push_back(env[static_cast<size_t>(id)]);
-    absl::StatusOr<std::vector<runtime::NDArray>> out =
-        baselines::TorchReference(node.op, args, in);
+    absl::StatusOr<std::vector<runtime::NDArray>> out = EvaluateNode(node, args, std::move(in));
     if (!out.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("node '", node.name, "' (", node.op, "): ", out.status().message()));

@@ -9,7 +9,7 @@ te::Tensor ApplyTail(const te::Tensor& out, const OutputTail& tail, const Logica
       out.shape(),
       [&](const std::vector<ir::Var>& i) {
         std::vector<ir::Expr> index(i.begin(), i.end());
-        return tail.apply(out(index), logical(index));
+        return tail.apply(out(index), tail.program_index ? index : logical(index));
       },
       out.name() + "_tail");
 }

@@ -20,6 +20,11 @@ struct OutputTail {
   // The value to store for one output element, from the operator's result there (`value`) and
   // the element's logical index (the output form of compiler/ops/OPERATORS.md).
   std::function<ir::Expr(ir::Expr value, const std::vector<ir::Expr>& logical)> apply;
+  // Whether the tail is indexed like the program's output itself rather than logically: a graph
+  // keeping the output blocked (graph/passes/alter_layout.h) gives the tail its inputs in the
+  // output's blocked layout (Template::channel_blocks), so an element's index there is its
+  // index in every full-size tail input.
+  bool program_index = false;
 };
 
 // The logical index of an element of a program's output from its index there (identity for

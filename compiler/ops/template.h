@@ -54,6 +54,13 @@ struct OpProgram {
   HostTransform finish;
 };
 
+// The channel blocks a program computes in (0: that side is not blocked so), see
+// Template::channel_blocks.
+struct ChannelBlocks {
+  int64_t in = 0;
+  int64_t out = 0;
+};
+
 struct Template {
   std::string name;     // registry key: "<op>_<variant>.<target family>", e.g. "conv2d_nchwc.x86"
   std::string op;       // the logical operator (OPERATORS.md), e.g. "conv2d"
@@ -72,6 +79,13 @@ struct Template {
   std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&, const TargetFacts&,
                                           const OutputTail&)>
       instantiate_with_tail = nullptr;
+  // Optional (templates computing in NCHW[x]c): for a config, `in` when the program's data input
+  // (input 0) is exactly the logical data packed NCHW{in}c, `out` when its output is exactly the
+  // logical output packed NCHW{out}c (blocks dividing the channels: nothing padded, nothing
+  // cropped). A graph may then keep those values blocked (graph/passes/alter_layout.h); the
+  // graph compiler checks the claim against the program's prepare and finish.
+  std::function<ChannelBlocks(const search::Config&, const OpArgs&, const TargetFacts&)>
+      channel_blocks = nullptr;
 };
 
 // For instantiate_with_tail: adds the tail's inputs to a program whose output applies the tail:

@@ -118,6 +118,13 @@ Conv2dNchwcKnobs ReadConv2dNchwcKnobs(const search::Config& config) {
   return k;
 }
 
+ChannelBlocks ExactBlocks(int64_t ic, int64_t oc, int64_t in_block, int64_t out_block) {
+  auto exact = [](int64_t channels, int64_t block) {
+    return block > 0 && channels % block == 0 ? block : 0;
+  };
+  return {exact(ic, in_block), exact(oc, out_block)};
+}
+
 std::vector<ir::Expr> NchwcToLogical(const std::vector<ir::Expr>& blocked, int64_t block) {
   TESSEL_CHECK(blocked.size() == 5) << "an NCHW[x]c index has 5 entries, got " << blocked.size();
   return {blocked[0], blocked[1] * nn::Dim(block) + blocked[4], blocked[2], blocked[3]};

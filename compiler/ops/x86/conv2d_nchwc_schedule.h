@@ -7,6 +7,7 @@
 
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/target_facts.h"
+#include "compiler/ops/template.h"
 #include "compiler/schedule/schedule.h"
 #include "search/space/config_space.h"
 
@@ -59,6 +60,10 @@ absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c
 
 // The logical (NCHW) index of an element [n, oc / ocb, oh, ow, ocb] of a blocked output.
 std::vector<ir::Expr> NchwcToLogical(const std::vector<ir::Expr>& blocked, int64_t block);
+
+// Template::channel_blocks of a program packing ic input channels in blocks of in_block and oc
+// output channels in blocks of out_block: a side whose block pads channels (or is 0) is 0.
+ChannelBlocks ExactBlocks(int64_t ic, int64_t oc, int64_t in_block, int64_t out_block);
 
 // The largest divisor of n that is at most limit (1 at least).
 int64_t LargestDivisorAtMost(int64_t n, int64_t limit);

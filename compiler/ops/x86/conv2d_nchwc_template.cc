@@ -77,7 +77,12 @@ Template Make() {
         return InstantiateWithTail(config, args, facts, nullptr);
       },
       [](const search::Config& config, const OpArgs& args, const TargetFacts& facts,
-         const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); }};
+         const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); },
+      [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+        const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
+        const nn::Conv2dAttrs a = *ReadAttrs(args);
+        return ExactBlocks(a.ic, a.oc, k.icb, k.ocb);
+      }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

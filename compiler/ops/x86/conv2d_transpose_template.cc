@@ -61,8 +61,8 @@ absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, cons
   p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
   p.prepare = [k](const std::vector<runtime::NDArray>& in)
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
-    return std::vector<runtime::NDArray>{
-        PackChannels(in[0], k.icb), PackConvWeight(FlipTransposeWeight(in[1]), k.icb, k.ocb)};
+    return std::vector<runtime::NDArray>{PackChannels(in[0], k.icb),
+                                         PackConvWeight(FlipTransposeWeight(in[1]), k.icb, k.ocb)};
   };
   p.finish = [](const std::vector<runtime::NDArray>& out)
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
@@ -73,17 +73,21 @@ absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, cons
 }
 
 Template Make() {
-  return Template{
-      kName,
-      "conv2d_transpose",
-      "conv2d_transpose as a stride-1 NCHW[x]c convolution of the zero-inserted input",
-      Space,
-      Fallback,
-      [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
-        return InstantiateWithTail(config, args, nullptr);
-      },
-      [](const search::Config& config, const OpArgs& args, const TargetFacts&,
-         const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); }};
+  return Template{kName,
+                  "conv2d_transpose",
+                  "conv2d_transpose as a stride-1 NCHW[x]c convolution of the zero-inserted input",
+                  Space,
+                  Fallback,
+                  [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+                    return InstantiateWithTail(config, args, nullptr);
+                  },
+                  [](const search::Config& config, const OpArgs& args, const TargetFacts&,
+                     const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); },
+                  [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+                    const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
+                    const nn::Conv2dTransposeAttrs a = *nn::ReadConv2dTransposeAttrs(kName, args);
+                    return ExactBlocks(a.ic, a.oc, k.icb, k.ocb);
+                  }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

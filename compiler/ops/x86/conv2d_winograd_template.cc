@@ -16,6 +16,7 @@
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/winograd.h"
 #include "compiler/ops/template.h"
+#include "compiler/ops/x86/conv2d_nchwc_schedule.h"
 #include "compiler/ops/x86/conv2d_winograd_schedule.h"
 #include "compiler/support/status_macros.h"
 
@@ -136,16 +137,19 @@ absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, cons
 
 Template Make() {
   return Template{
-      kName,
-      "conv2d",
-      "3x3 stride-1 conv2d by Winograd F(2x2|4x4, 3x3), weights pre-transformed",
-      Space,
-      Fallback,
+      kName, "conv2d", "3x3 stride-1 conv2d by Winograd F(2x2|4x4, 3x3), weights pre-transformed",
+      Space, Fallback,
       [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
         return InstantiateWithTail(config, args, facts, nullptr);
       },
       [](const search::Config& config, const OpArgs& args, const TargetFacts& facts,
-         const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); }};
+         const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); },
+      // The output is whole Winograd tiles (cropped by finish), so only the data is blocked.
+      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
+        const nn::Conv2dAttrs a = *ReadAttrs(args);
+        const WinogradLayout l = MakeWinogradLayout(a, ReadWinogradKnobs(config), facts);
+        return ExactBlocks(a.ic, a.oc, l.block, 0);
+      }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

@@ -41,12 +41,12 @@ absl::StatusOr<nn::Conv2dAttrs> ReadAttrs(const OpArgs& args) {
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   search::ConfigSpace space;
-  space.define_split("tile_c", a.ic,
-                     {.policy = search::SplitPolicy::kFactors, .num_outputs = 2,
-                      .max_innermost = 64});
-  space.define_split("tile_ow", a.ow(),
-                     {.policy = search::SplitPolicy::kFactors, .num_outputs = 2,
-                      .max_innermost = 32});
+  space.define_split(
+      "tile_c", a.ic,
+      {.policy = search::SplitPolicy::kFactors, .num_outputs = 2, .max_innermost = 64});
+  space.define_split(
+      "tile_ow", a.ow(),
+      {.policy = search::SplitPolicy::kFactors, .num_outputs = 2, .max_innermost = 32});
   space.define_knob("unroll_kernel", {0, 1});
   space.define_knob("pad_at_row", {0, 1});
   return space;
@@ -63,10 +63,12 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
   const int64_t lanes = std::max(facts.lanes(), 4);
   const int64_t cb = a.ic % lanes == 0 ? lanes : LargestDivisorAtMost(a.ic, lanes);
   const int64_t reg_n = LargestDivisorAtMost(a.ow(), facts.vector_bits >= 512 ? 14 : 7);
-  absl::StatusOr<search::Config> config = space.FromJson(
-      {{"knobs",
-        {{"tile_c", {a.ic / cb, cb}}, {"tile_ow", {a.ow() / reg_n, reg_n}}, {"unroll_kernel", 1},
-         {"pad_at_row", a.stride[0] > 1 ? 1 : 0}}}});
+  absl::StatusOr<search::Config> config =
+      space.FromJson({{"knobs",
+                       {{"tile_c", {a.ic / cb, cb}},
+                        {"tile_ow", {a.ow() / reg_n, reg_n}},
+                        {"unroll_kernel", 1},
+                        {"pad_at_row", a.stride[0] > 1 ? 1 : 0}}}});
   TESSEL_CHECK(config.ok()) << config.status().message();
   return *config;
 }
@@ -144,17 +146,21 @@ absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, cons
 }
 
 Template Make() {
-  return Template{
-      kName,
-      "conv2d",
-      "depthwise conv2d in NCHW[x]c: channel vectors x width tile",
-      Space,
-      Fallback,
-      [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
-        return InstantiateWithTail(config, args, nullptr);
-      },
-      [](const search::Config& config, const OpArgs& args, const TargetFacts&,
-         const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); }};
+  return Template{kName,
+                  "conv2d",
+                  "depthwise conv2d in NCHW[x]c: channel vectors x width tile",
+                  Space,
+                  Fallback,
+                  [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+                    return InstantiateWithTail(config, args, nullptr);
+                  },
+                  [](const search::Config& config, const OpArgs& args, const TargetFacts&,
+                     const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); },
+                  [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+                    const int64_t cb = config.split("tile_c")[1];
+                    const nn::Conv2dAttrs a = *ReadAttrs(args);
+                    return ExactBlocks(a.ic, a.oc, cb, cb);
+                  }};
 }
 
 TESSEL_REGISTER_TEMPLATE(Make());

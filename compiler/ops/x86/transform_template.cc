@@ -4,9 +4,11 @@
 // input is read contiguously. reshape and flatten are a copy of one flat row, concatenate
 // joins [before, axis, after] views (prepare and finish reshape; free for a graph compiler). Flops:
 // 0 (they only move data; GB/s is their measure).
+#include <absl/strings/numbers.h>
 #include <absl/strings/str_cat.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "compiler/ops/nn/layout.h"
 #include "compiler/ops/nn/shape.h"
@@ -178,6 +180,52 @@ absl::StatusOr<InjectiveOp> BuildPad(const std::string& name, const OpArgs& args
   return Unary(x, shape, out, unpadded);
 }
 
+// The channel block of "NCHW" (1) or "NCHW<b>c" (b), or 0 for any other layout.
+int64_t ChannelBlock(const std::string& layout) {
+  if (layout == "NCHW") return 1;
+  int64_t b = 0;
+  if (layout.size() > 5 && layout.rfind("NCHW", 0) == 0 && layout.back() == 'c' &&
+      absl::SimpleAtoi(layout.substr(4, layout.size() - 5), &b) && b > 0) {
+    return b;
+  }
+  return 0;
+}
+
+// Between channel blocks a and b of which one divides the other (NCHW is block 1), the
+// transform is a transpose of views: with a = r * b, [n, c / a, h, w, r, b] to
+// [n, c / a, r, h, w, b]; with b = r * a, [n, c / b, r, h, w, a] to [n, c / b, h, w, r, a]. The
+// min(a, b) innermost elements stay contiguous on both sides, so blocked-to-blocked transforms
+// are vector copies (the general compute indexes through divisions the simplifier cannot undo).
+// nullopt: not such a pair.
+std::optional<InjectiveOp> ChannelReblock(const std::vector<int64_t>& shape,
+                                          const std::vector<int64_t>& primal,
+                                          const std::string& src, const std::string& dst) {
+  const int64_t a = ChannelBlock(src), b = ChannelBlock(dst);
+  if (a == 0 || b == 0 || a == b || primal.size() != 4 || (a % b != 0 && b % a != 0)) {
+    return std::nullopt;
+  }
+  const int64_t n = primal[0], c = primal[1], h = primal[2], w = primal[3];
+  const int64_t outer = c / std::max(a, b), r = std::max(a, b) / std::min(a, b);
+  const int64_t inner = std::min(a, b);
+  std::vector<int64_t> view = a > b ? std::vector<int64_t>{n, outer, h, w, r, inner}
+                                    : std::vector<int64_t>{n, outer, r, h, w, inner};
+  std::vector<int64_t> axes =
+      a > b ? std::vector<int64_t>{0, 1, 4, 2, 3, 5} : std::vector<int64_t>{0, 1, 3, 4, 2, 5};
+  if (inner == 1) {  // NCHW on one side: no innermost block
+    view.pop_back();
+    axes.pop_back();
+  }
+  te::Tensor x = Placeholder(view, "x");
+  absl::StatusOr<te::Tensor> out = nn::Transpose(x, axes);
+  TESSEL_CHECK(out.ok()) << out.status().message();
+  InjectiveOp op = Unary(x, shape, *out, 1);
+  op.logical_output_shape =
+      b == 1 ? std::vector<int64_t>{n, c, h, w} : std::vector<int64_t>{n, c / b, h, w, b};
+  op.prepare = ReshapeArrays({view});
+  op.finish = ReshapeArrays({op.logical_output_shape});
+  return op;
+}
+
 absl::StatusOr<InjectiveOp> BuildLayoutTransform(const std::string& name, const OpArgs& args) {
   ArgReader reader(name, args);
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
@@ -206,6 +254,9 @@ absl::StatusOr<InjectiveOp> BuildLayoutTransform(const std::string& name, const 
                                        std::string(1, order[k]), " does not divide its extent ",
                                        (*primal)[k]));
     }
+  }
+  if (std::optional<InjectiveOp> op = ChannelReblock(shape, *primal, src_text, dst_text)) {
+    return *std::move(op);
   }
   te::Tensor x = Placeholder(shape, "x");
   absl::StatusOr<te::Tensor> out = nn::LayoutTransform(x, *src, *dst);

@@ -98,6 +98,9 @@ TEST(TransformTest, LayoutTransform) {
                  {{{"shape", {1, 32, 5, 7}}, {"src", "NCHW"}, {"dst", "NCHW16c"}},
                   {{"shape", {2, 2, 3, 3, 16}}, {"src", "NCHW16c"}, {"dst", "NCHW"}},
                   {{"shape", {1, 4, 3, 5, 8}}, {"src", "NCHW8c"}, {"dst", "NCHW16c"}},
+                  {{"shape", {2, 2, 3, 5, 32}}, {"src", "NCHW32c"}, {"dst", "NCHW8c"}},
+                  {{"shape", {1, 16, 3, 5, 3}}, {"src", "NCHW3c"}, {"dst", "NCHW16c"}},
+                  {{"shape", {1, 3, 3, 5, 16}}, {"src", "NCHW16c"}, {"dst", "NCHW12c"}},
                   {{"shape", {2, 3, 5, 7}}, {"src", "NCHW"}, {"dst", "NHWC"}},
                   {{"shape", {32, 16, 3, 3}}, {"src", "OIHW"}, {"dst", "OIHW8i16o"}},
                   {{"shape", {2, 2, 3, 3, 8, 16}}, {"src", "OIHW8i16o"}, {"dst", "OIHW"}},
@@ -106,6 +109,8 @@ TEST(TransformTest, LayoutTransform) {
                {{"shape", {1, 32, 5, 7}}, {"src", "NCHW"}, {"dst", "NCHW8c"}});
   ExpectRandom("layout_transform.x86",
                {{"shape", {1, 2, 5, 7, 16}}, {"src", "NCHW16c"}, {"dst", "NCHW"}});
+  ExpectRandom("layout_transform.x86",
+               {{"shape", {1, 2, 5, 7, 16}}, {"src", "NCHW16c"}, {"dst", "NCHW4c"}});
 }
 
 TEST(TransformTest, ArgumentErrors) {

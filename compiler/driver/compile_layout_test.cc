@@ -1,0 +1,185 @@
+// Compile with the layout pass (graph/passes/alter_layout.h): blocked convolutions read and
+// write their blocked values as they are, residuals fuse into the blocked kernels' tails, a
+// tuned config's blocks become the graph's, and every result equals libtorch's.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "compiler/driver/compile_model.h"
+#include "compiler/driver/compile_target.h"
+#include "compiler/driver/test_graphs.h"
+#include "compiler/graph/builder.h"
+#include "compiler/graph/node_layout.h"
+#include "compiler/graph/reference_eval.h"
+#include "compiler/ops/op_runner.h"
+#include "search/records/log.h"
+#include "search/task/task.h"
+
+namespace tessel::driver {
+namespace {
+
+using graph::Builder;
+using graph::ValueId;
+using runtime::KernelArg;
+using testing::RandomArray;
+using testing::TestGraph;
+
+runtime::NDArray Random(const std::vector<int64_t>& shape, uint32_t seed) {
+  return RandomArray(shape, graph::kFloat32, -0.3, 0.3, seed);
+}
+
+// Two residual blocks of 3x3 convolutions (16 channels: the NCHWc template) with biases.
+TestGraph ResidualBlocks() {
+  Builder b;
+  ValueId x = b.Input("x", {{1, 16, 8, 8}});
+  uint32_t seed = 1;
+  for (const std::string p : {"a", "b"}) {
+    ValueId y = b.Op("conv2d", {x, b.Constant(p + ".w1", Random({16, 16, 3, 3}, seed++))},
+                     {{"pad", {1, 1, 1, 1}}}, p + ".conv1");
+    y = b.Op("add", {y, b.Constant(p + ".b1", Random({16, 1, 1}, seed++))}, {}, p + ".bias1");
+    y = b.Op("relu", {y}, {}, p + ".relu1");
+    y = b.Op("conv2d", {y, b.Constant(p + ".w2", Random({16, 16, 3, 3}, seed++))},
+             {{"pad", {1, 1, 1, 1}}}, p + ".conv2");
+    y = b.Op("add", {y, b.Constant(p + ".b2", Random({16, 1, 1}, seed++))}, {}, p + ".bias2");
+    y = b.Op("add", {y, x}, {}, p + ".residual");
+    x = b.Op("relu", {y}, {}, p + ".relu2");
+  }
+  b.Output(x);
+  absl::StatusOr<graph::Graph> g = b.Finish();
+  EXPECT_TRUE(g.ok()) << g.status();
+  return {*std::move(g), {RandomArray({1, 16, 8, 8}, graph::kFloat32, -1, 1, 99)}};
+}
+
+CompiledModel ExpectMatchesReference(const TestGraph& t, const CompileOptions& options = {},
+                                     const search::ApplyHistoryBest* log = nullptr) {
+  absl::StatusOr<CompiledModel> m = Compile(t.graph, "llvm", log, options);
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (!m.ok()) return {};
+  absl::StatusOr<runtime::GraphExecutor> exec = MakeExecutor(*m);
+  EXPECT_TRUE(exec.ok()) << exec.status();
+  if (!exec.ok()) return *std::move(m);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = exec->Run(t.inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> want = graph::EvaluateReference(t.graph, t.inputs);
+  EXPECT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(want.ok()) << want.status();
+  if (got.ok() && want.ok()) {
+    absl::Status same = ops::CompareOutputs(*got, *want, {.atol = 1e-4, .rtol = 1e-4});
+    EXPECT_TRUE(same.ok()) << same;
+  }
+  return *std::move(m);
+}
+
+std::string StepText(const CompiledModel& m, const CompiledStep& step) {
+  std::string text;
+  for (int n : step.nodes) {
+    if (!text.empty()) text += "+";
+    text += m.graph.nodes[static_cast<size_t>(n)].op;
+  }
+  return text;
+}
+
+int Count(const std::vector<KernelArg>& args, KernelArg::Source source) {
+  int n = 0;
+  for (const KernelArg& a : args) n += a.source == source;
+  return n;
+}
+
+TEST(CompileLayoutTest, ResidualBlocksStayBlockedAndFuseTheirResiduals) {
+  const TestGraph t = ResidualBlocks();
+  const CompiledModel m = ExpectMatchesReference(t);
+  std::vector<std::string> steps;
+  for (const CompiledStep& step : m.steps) steps.push_back(StepText(m, step));
+  EXPECT_EQ(steps, (std::vector<std::string>{"layout_transform", "conv2d+add+relu",
+                                             "conv2d+add+add+relu", "conv2d+add+relu",
+                                             "conv2d+add+add+relu", "layout_transform"}));
+  for (const CompiledStep& step : m.steps) {
+    // Nothing packed or unpacked by the executor: the kernels read and write blocked values.
+    EXPECT_EQ(Count(step.args, KernelArg::Source::kPackChannels), 0) << step.nodes[0];
+    EXPECT_EQ(step.result_mode, runtime::ResultMode::kDirect) << step.nodes[0];
+  }
+  // Without the pass the executor packs every convolution's input.
+  const CompiledModel off = ExpectMatchesReference(t, {.alter_layout = false});
+  int packed = 0;
+  for (const CompiledStep& step : off.steps) {
+    packed += Count(step.args, KernelArg::Source::kPackChannels);
+  }
+  EXPECT_EQ(packed, 4);
+}
+
+// The blocks of the first convolution come from its tuned config.
+TEST(CompileLayoutTest, ATunedConfigsBlocksBecomeTheGraphs) {
+  const TestGraph t = ResidualBlocks();
+  const graph::Node& conv = t.graph.nodes[0];
+  absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(t.graph, conv);
+  ASSERT_TRUE(args.ok());
+  absl::StatusOr<std::string> target = ResolveCompileTarget("llvm");
+  ASSERT_TRUE(target.ok());
+  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
+  ASSERT_TRUE(facts.ok());
+  search::Task task{.template_name = "conv2d_nchwc.x86", .args = *args, .target = *target};
+  absl::StatusOr<search::ConfigSpace> space = search::Space(task, *facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  const ops::Template* tmpl = *ops::FindTemplate(task.template_name);
+  nlohmann::json config = tmpl->fallback(*space, task.args, *facts).ToJson();
+  config.erase("index");
+  config["knobs"]["tile_ic"] = {4, 4};
+  config["knobs"]["tile_oc"] = {2, 8};
+  absl::StatusOr<search::Config> chosen = space->FromJson(config);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string log_path = std::string(dir ? dir : "/tmp") + "/layout.jsonl";
+  std::remove(log_path.c_str());
+  {
+    absl::StatusOr<search::LogWriter> writer = search::LogWriter::Open(log_path);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    search::Record good;
+    good.task = task;
+    good.config = chosen->ToJson();
+    good.config_index = chosen->index();
+    good.result.costs = {1e-6};
+    ASSERT_TRUE(writer->Append({good}).ok());
+  }
+  absl::StatusOr<search::ApplyHistoryBest> log = search::ApplyHistoryBest::FromLogs({log_path});
+  ASSERT_TRUE(log.ok()) << log.status();
+  const CompiledModel m = ExpectMatchesReference(t, {}, &*log);
+  bool found = false;
+  for (const graph::Node& n : m.graph.nodes) {
+    if (n.name != "a.conv1") continue;
+    found = true;
+    absl::StatusOr<graph::NodeLayout> layout = graph::NodeLayoutOf(n.attrs);
+    ASSERT_TRUE(layout.ok());
+    EXPECT_EQ(layout->in_block, 4);
+    EXPECT_EQ(layout->out_block, 8);
+  }
+  EXPECT_TRUE(found);
+  // Every convolution has that task: both its kernels (with and without the residual) are tuned.
+  EXPECT_EQ(m.NumTuned(), 2);
+}
+
+// Depthwise and pointwise convolutions (MobileNet's pattern), a max pool between blocked
+// convolutions, and every operator of the test graphs of the other tests.
+TEST(CompileLayoutTest, OtherGraphsMatchTheReference) {
+  Builder b;
+  ValueId x = b.Input("x", {{1, 32, 10, 10}});
+  ValueId y = b.Op("conv2d", {x, b.Constant("dw.w", Random({32, 1, 3, 3}, 1))},
+                   {{"pad", {1, 1, 1, 1}}, {"groups", 32}}, "dw");
+  y = b.Op("relu", {b.Op("add", {y, b.Constant("dwb", Random({32, 1, 1}, 2))})});
+  y = b.Op("conv2d", {y, b.Constant("pw.w", Random({64, 32, 1, 1}, 3))}, {}, "pw");
+  y = b.Op("max_pool2d", {y}, {{"kh", 2}, {"kw", 2}, {"stride", {2, 2}}}, "pool");
+  y = b.Op("conv2d", {y, b.Constant("pw2.w", Random({32, 64, 1, 1}, 4))}, {}, "pw2");
+  b.Output(b.Op("sigmoid", {y}));
+  absl::StatusOr<graph::Graph> g = b.Finish();
+  ASSERT_TRUE(g.ok()) << g.status();
+  ExpectMatchesReference(
+      {*std::move(g), {RandomArray({1, 32, 10, 10}, graph::kFloat32, -1, 1, 5)}});
+  for (auto make : {testing::ConvolutionGraph, testing::ElementwiseAndShapeGraph}) {
+    absl::StatusOr<TestGraph> t = make();
+    ASSERT_TRUE(t.ok()) << t.status();
+    ExpectMatchesReference(*t);
+  }
+}
+
+}  // namespace
+}  // namespace tessel::driver

@@ -1,0 +1,59 @@
+#include "compiler/driver/kernel_config.h"
+
+#include <absl/strings/str_cat.h>
+
+#include "compiler/driver/select_template.h"
+
+namespace tessel::driver {
+
+absl::StatusOr<KernelConfig> SelectKernelConfig(const ops::Template& t, const search::Task& task,
+                                                const ops::TargetFacts& facts,
+                                                const search::ApplyHistoryBest* log,
+                                                const std::string& where) {
+  KernelConfig k;
+  absl::StatusOr<search::ConfigSpace> space = t.space(task.args, facts);
+  if (!space.ok()) return space.status();
+  k.space = *std::move(space);
+  k.fallback = t.fallback(k.space, task.args, facts);
+  k.config = k.fallback;
+  if (log == nullptr) return k;
+  std::optional<search::Record> best = log->Best(task.Key());
+  if (!best) {
+    k.untuned = true;
+  } else if (absl::StatusOr<search::Config> tuned = k.space.FromJson(best->config); !tuned.ok()) {
+    k.warning = absl::StrCat("the tuned config for ", where, " does not fit the template (",
+                             tuned.status().message(), "); using the template's fallback");
+  } else {
+    k.config = *tuned;
+    k.tuned = true;
+  }
+  return k;
+}
+
+bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space) {
+  return (pattern == graph::OpPattern::kOutEWiseFusable || pattern == graph::OpPattern::kOpaque) &&
+         space.size() > 1;
+}
+
+graph::passes::LayoutChooser KernelLayoutChooser(const std::string& target,
+                                                 const ops::TargetFacts& facts,
+                                                 const search::ApplyHistoryBest* log) {
+  return [target, &facts, log](const graph::Graph& g,
+                               const graph::Node& node) -> std::optional<graph::NodeLayout> {
+    absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(g, node);
+    if (!args.ok()) return std::nullopt;
+    absl::StatusOr<const ops::Template*> t = SelectTemplate(node.op, *args, facts);
+    if (!t.ok() || !(*t)->channel_blocks) return std::nullopt;
+    const search::Task task{.template_name = (*t)->name, .args = *args, .target = target};
+    absl::StatusOr<KernelConfig> k = SelectKernelConfig(**t, task, facts, log, "");
+    if (!k.ok()) return std::nullopt;
+    const ops::ChannelBlocks blocks = (*t)->channel_blocks(k->config, *args, facts);
+    // A block of one channel is NCHW's own memory order: no reason for a transform.
+    auto block = [](int64_t b) { return b > 1 ? b : 0; };
+    const graph::NodeLayout layout{block(blocks.in), block(blocks.out)};
+    if (!layout.blocked()) return std::nullopt;
+    return layout;
+  };
+}
+
+}  // namespace tessel::driver

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <string>
+
+#include "compiler/graph/op_registry.h"
+#include "compiler/graph/passes/alter_layout.h"
+#include "compiler/ops/target_facts.h"
+#include "compiler/ops/template.h"
+#include "search/records/apply_history_best.h"
+#include "search/task/task.h"
+
+// Which config a kernel of Compile uses, and what that means for the graph's layouts.
+namespace tessel::driver {
+
+struct KernelConfig {
+  search::ConfigSpace space;
+  search::Config config;    // the log's best for the task when it fits the space, else fallback
+  search::Config fallback;  // the template's
+  bool tuned = false;       // config is the log's
+  bool untuned = false;     // a log was given without a record of the task
+  std::string warning;      // a record that does not fit the space (config is the fallback)
+};
+
+// `where` names the kernel in the warning. Errors: arguments the template rejects.
+absl::StatusOr<KernelConfig> SelectKernelConfig(const ops::Template& t, const search::Task& task,
+                                                const ops::TargetFacts& facts,
+                                                const search::ApplyHistoryBest* log,
+                                                const std::string& where);
+
+// Whether a task is worth tuning: its operator complex-out-fusable or opaque (conv2d, dense,
+// pools, rnn cells, ...; graph::OpPattern) and its space more than one config. The others
+// (element-wise, injective, layout transforms) are neither tuned (model_tasks.h) nor warned
+// about when a log lacks them.
+bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space);
+
+// The layout pass's choice for Compile (graph/passes/alter_layout.h): a node computes in the
+// channel blocks of its template's config for its task (Template::channel_blocks), so a tuned
+// config's blocks become the graph's. Nodes whose template does not compute in blocks, or whose
+// arguments it rejects (Compile reports those later), stay NCHW.
+graph::passes::LayoutChooser KernelLayoutChooser(const std::string& target,
+                                                 const ops::TargetFacts& facts,
+                                                 const search::ApplyHistoryBest* log);
+
+}  // namespace tessel::driver
