@@ -95,13 +95,14 @@ const std::vector<Command>& Commands() {
                           args.empty() ? "" : absl::StrCat(", not '", args.front(), "'")));
        }},
       {"tune",
-       "tune one operator: `tune --workload C6 --tuner xgb --trials 200 --log L` (resumes an "
-       "existing log; `tessel tune --help` lists the flags)",
+       "tune one operator or every task of a model: `tune --workload C6|NETWORK | MODEL.onnx "
+       "--tuner xgb --trials 200 --log L` (resumes an existing log; `tessel tune --help` lists "
+       "the flags)",
        [](Args args, std::ostream& out) { return TuneCommand(args, out); }},
       {"experiment",
-       "runs an experiment config (workloads x strategies x seeds, tuned and reported against "
-       "oneDNN): `experiment CONFIG.yaml [--out DIR]`; shipped: quickstart, fig12_costmodels, "
-       "tuned_table2",
+       "runs an experiment config (operators tuned by strategies x seeds against oneDNN, or "
+       "compiled models compared): `experiment CONFIG.yaml [--out DIR]`; shipped: quickstart, "
+       "fig12_costmodels, tuned_table2, fig4_fusion, fig14_end2end",
        [](Args args, std::ostream& out) { return experiments::ExperimentCommand(args, out); }},
       {"compile",
        "compile a model to a folder: `compile (MODEL.onnx | --workload NAME) --target T [--log L] "

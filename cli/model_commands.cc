@@ -1,7 +1,6 @@
 #include "cli/model_commands.h"
 
 #include <absl/strings/match.h>
-#include <absl/strings/numbers.h>
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
 #include <absl/strings/str_join.h>
@@ -12,15 +11,14 @@
 #include <optional>
 
 #include "cli/command_args.h"
+#include "cli/model_source.h"
 #include "compiler/driver/compile_model.h"
-#include "compiler/graph/onnx/import.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/npy.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
 #include "search/records/apply_history_best.h"
-#include "workloads/networks/network.h"
 
 namespace tessel::cli {
 namespace {
@@ -51,53 +49,6 @@ const ArgSpec& RunSpec() {
       .switches = {{"bench", "time the model: 3 warm-up runs, then the median of --repeat runs"}},
       .aliases = {}};
   return spec;
-}
-
-// "NAME=VALUE" split at the first '='; an error names the flag and the word.
-absl::StatusOr<std::pair<std::string, std::string>> SplitPair(const std::string& flag,
-                                                              const std::string& word,
-                                                              const std::string& form) {
-  const size_t eq = word.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == word.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, " takes ", form, ", got '", word, "'"));
-  }
-  return std::make_pair(word.substr(0, eq), word.substr(eq + 1));
-}
-
-absl::StatusOr<graph::Graph> ReadGraph(const CommandArgs& args) {
-  TESSEL_ASSIGN_OR_RETURN(std::string workload, args.Value("workload", ""));
-  if (!workload.empty()) {
-    if (!args.positional().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("give MODEL.onnx or --workload, not both ('",
-                                                     args.positional().front(), "')"));
-    }
-    TESSEL_ASSIGN_OR_RETURN(int64_t batch, args.Int("batch", 1));
-    absl::StatusOr<graph::Graph> g =
-        workloads::networks::BuildNetwork(workload, {.batch = batch, .seed = 0});
-    if (!g.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--workload ", workload, ": ", g.status().message()));
-    }
-    return g;
-  }
-  if (args.positional().size() != 1) {
-    return absl::InvalidArgumentError(
-        args.positional().empty()
-            ? "give the model to compile: MODEL.onnx or --workload NAME"
-            : absl::StrCat("'compile' takes one model, got '", args.positional()[1], "' too"));
-  }
-  graph::onnx::ImportOptions options;
-  for (const std::string& dim : args.Values("dim")) {
-    TESSEL_ASSIGN_OR_RETURN(auto pair, SplitPair("dim", dim, "NAME=VALUE"));
-    int64_t value = 0;
-    if (!absl::SimpleAtoi(pair.second, &value) || value < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--dim ", dim, ": the value must be a positive integer"));
-    }
-    options.dims[pair.first] = value;
-  }
-  return graph::onnx::ImportOnnxFile(args.positional().front(), options);
 }
 
 std::string Megabytes(int64_t bytes) { return absl::StrFormat("%.1f MB", bytes / 1e6); }
@@ -198,7 +149,7 @@ absl::Status CompileCommand(std::span<const std::string> arg_words, std::ostream
     return absl::InvalidArgumentError("-o DIR is required: where to write the model");
   TESSEL_ASSIGN_OR_RETURN(std::string target, args.Value("target", "llvm"));
   TESSEL_ASSIGN_OR_RETURN(std::string logs, args.Value("log", ""));
-  TESSEL_ASSIGN_OR_RETURN(graph::Graph g, ReadGraph(args));
+  TESSEL_ASSIGN_OR_RETURN(graph::Graph g, ReadModel(args, "compile"));
 
   TESSEL_ASSIGN_OR_RETURN(std::optional<search::ApplyHistoryBest> history, ReadLogFlag(logs));
   absl::StatusOr<driver::CompiledModel> model =

@@ -1,47 +1,70 @@
 #include "cli/tune_command.h"
 
+#include <absl/strings/numbers.h>
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
+#include <absl/strings/str_join.h>
 #include <absl/strings/str_split.h>
 #include <unistd.h>
 
 #include <iostream>
-#include <map>
+#include <set>
 
 #include "cli/bench_target.h"
-#include "cli/flags.h"
+#include "cli/command_args.h"
+#include "cli/model_source.h"
+#include "compiler/driver/model_tasks.h"
 #include "compiler/support/status_macros.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
 #include "search/tuner/progress_line.h"
+#include "search/tuner/tune_tasks.h"
 #include "search/tuner/tuner.h"
 #include "workloads/layer_task.h"
+#include "workloads/table2.h"
 
 namespace tessel::cli {
 namespace {
 
-const std::map<std::string, std::string>& TuneFlags() {
-  static const std::map<std::string, std::string> flags = {
-      {"workload", "a Table 2 layer (C1-C12, D1-D9)"},
-      {"template", "the template to tune (default for --workload: the x86 strategy's choice)"},
-      {"args", "the operator's arguments as JSON (with --template; compiler/ops/OPERATORS.md)"},
-      {"target",
-       "an llvm target of this host (default llvm: -mcpu=native -fast-math-contract added)"},
-      {"tuner", "xgb | treernn | random | ga | grid (default xgb)"},
-      {"model", "a registered cost model (instead of --tuner; with --explorer, default sa)"},
-      {"explorer", "a registered explorer (instead of --tuner; black-box ones without --model)"},
-      {"trials", "measured configs, resumed ones included (default 200)"},
-      {"log", "the JSON-lines log to append to; an existing one is resumed"},
-      {"seed", "search seed (default 0)"},
-      {"threads", "threads of the measured programs (default 1)"},
-      {"early-stopping", "stop after N trials without improvement (default 0: never)"},
-      {"transfer-from", "logs of other shapes of the template, comma-separated"},
-      {"features", "itervar | knob | curve (default itervar)"},
-      {"repeat", "timed repeats per candidate (default 3)"},
-      {"min-repeat-ms", "minimum length of one repeat (default 50)"},
-      {"timeout", "seconds per build and per run of a candidate (default 10)"},
-  };
-  return flags;
+const ArgSpec& TuneSpec() {
+  static const ArgSpec spec{
+      .flags =
+          {{"workload",
+            "a network (tessel list: its every task) or a Table 2 layer (C1-C12, D1-D9: its one "
+            "conv2d)"},
+           {"batch", "with --workload NETWORK: the batch size (default 1)"},
+           {"dim", "NAME=V: a value for a symbolic dimension of the ONNX model (repeatable)"},
+           {"tasks", "a model's tasks to tune, by --list-tasks index: I,J,... (default all)"},
+           {"template",
+            "the template to tune (default for a layer: the x86 strategy's choice; not for a "
+            "model)"},
+           {"args",
+            "the operator's arguments as JSON (with --template; compiler/ops/OPERATORS.md)"},
+           {"target",
+            "an llvm target of this host (default llvm: -mcpu=native -fast-math-contract added)"},
+           {"tuner", "xgb | treernn | random | ga | grid (default xgb)"},
+           {"model", "a registered cost model (instead of --tuner; with --explorer, default sa)"},
+           {"explorer",
+            "a registered explorer (instead of --tuner; black-box ones without --model)"},
+           {"trials", "measured configs per task, resumed ones included (default 200)"},
+           {"log", "the JSON-lines log to append to; an existing one is resumed"},
+           {"seed", "search seed (default 0)"},
+           {"threads", "threads of the measured programs (default 1)"},
+           {"early-stopping", "stop a task after N trials without improvement (default 0: never)"},
+           {"transfer-from", "logs of other shapes of the templates, comma-separated"},
+           {"features", "itervar | knob | curve (default itervar)"},
+           {"repeat", "timed repeats per candidate (default 3)"},
+           {"min-repeat-ms", "minimum length of one repeat (default 50)"},
+           {"timeout", "seconds per build and per run of a candidate (default 10)"}},
+      .switches = {{"list-tasks", "print a model's tasks and exit without tuning"},
+                   {"no-optimize-graph",
+                    "the tasks of the model without graph optimizations (as `tessel compile` "
+                    "would build it with them off)"},
+                   {"no-transfer",
+                    "a model's later tasks of a template do not start from the earlier ones' "
+                    "records"}},
+      .aliases = {}};
+  return spec;
 }
 
 // --tuner NAME as a cost model and an explorer.
@@ -59,58 +82,37 @@ absl::Status SetTuner(const std::string& name, search::TunerOptions& options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<search::Task> ReadTask(const Flags& flags) {
-  // Tuned as benchmarked: this host's CPU and fused multiply-adds (cli/bench_target.h), and the
-  // task's key records the full target.
-  TESSEL_ASSIGN_OR_RETURN(const std::string target,
-                          HostBenchTarget(flags.String("target", "llvm")));
-  const std::string workload = flags.String("workload", "");
-  const std::string template_name = flags.String("template", "");
-  const std::string args = flags.String("args", "");
-  if (!workload.empty()) {
-    if (!args.empty())
-      return absl::InvalidArgumentError("--args goes with --template, not --workload");
-    absl::StatusOr<search::Task> task = workloads::LayerTask(workload, target, template_name);
-    if (!task.ok())
-      return absl::InvalidArgumentError(
-          absl::StrCat("--workload ", workload, ": ", task.status().message()));
-    return task;
-  }
-  if (template_name.empty() || args.empty())
-    return absl::InvalidArgumentError("give --workload NAME, or --template T with --args JSON");
-  nlohmann::json parsed = nlohmann::json::parse(args, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object())
-    return absl::InvalidArgumentError(absl::StrCat("--args: not a JSON object: ", args));
-  search::Task task{.template_name = template_name, .args = parsed, .target = target};
-  TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(target));
-  TESSEL_RETURN_IF_ERROR(search::Space(task, facts).status());
-  return task;
-}
-
-}  // namespace
-
-absl::Status TuneCommand(std::span<const std::string> args, std::ostream& out) {
-  TESSEL_ASSIGN_OR_RETURN(Flags flags, Flags::Parse("tune", args, TuneFlags()));
-  TESSEL_ASSIGN_OR_RETURN(search::Task task, ReadTask(flags));
+// How to search and measure, from the flags both forms share.
+struct Tuning {
   search::TunerOptions options;
-  TESSEL_RETURN_IF_ERROR(SetTuner(flags.String("tuner", "xgb"), options));
-  const std::string model = flags.String("model", ""), explorer = flags.String("explorer", "");
+  search::MeasureOptions measure;
+};
+
+absl::StatusOr<Tuning> ReadTuning(const CommandArgs& args) {
+  Tuning t;
+  search::TunerOptions& options = t.options;
+  TESSEL_ASSIGN_OR_RETURN(const std::string tuner, args.Value("tuner", ""));
+  TESSEL_RETURN_IF_ERROR(SetTuner(tuner.empty() ? "xgb" : tuner, options));
+  TESSEL_ASSIGN_OR_RETURN(const std::string model, args.Value("model", ""));
+  TESSEL_ASSIGN_OR_RETURN(const std::string explorer, args.Value("explorer", ""));
   if (!model.empty() || !explorer.empty()) {
-    if (!flags.String("tuner", "").empty())
+    if (!tuner.empty())
       return absl::InvalidArgumentError("give --tuner, or --model / --explorer, not both");
     options.cost_model = model;
     options.explorer = explorer.empty() ? "sa" : explorer;
   }
-  options.features = flags.String("features", "itervar");
-  options.log_path = flags.String("log", "");
+  TESSEL_ASSIGN_OR_RETURN(options.features, args.Value("features", "itervar"));
+  TESSEL_ASSIGN_OR_RETURN(options.log_path, args.Value("log", ""));
   if (options.log_path.empty()) return absl::InvalidArgumentError("--log LOG is required");
-  TESSEL_ASSIGN_OR_RETURN(int64_t trials, flags.Int("trials", 200));
-  TESSEL_ASSIGN_OR_RETURN(int64_t seed, flags.Int("seed", 0));
-  TESSEL_ASSIGN_OR_RETURN(int64_t threads, flags.Int("threads", 1));
-  TESSEL_ASSIGN_OR_RETURN(int64_t early, flags.Int("early-stopping", 0));
-  TESSEL_ASSIGN_OR_RETURN(int64_t repeat, flags.Int("repeat", 3));
-  TESSEL_ASSIGN_OR_RETURN(int64_t min_repeat_ms, flags.Int("min-repeat-ms", 50));
-  TESSEL_ASSIGN_OR_RETURN(int64_t timeout, flags.Int("timeout", 10));
+  TESSEL_ASSIGN_OR_RETURN(int64_t trials, args.Int("trials", 200));
+  TESSEL_ASSIGN_OR_RETURN(int64_t seed, args.Int("seed", 0));
+  TESSEL_ASSIGN_OR_RETURN(int64_t threads, args.Int("threads", 1));
+  TESSEL_ASSIGN_OR_RETURN(int64_t early, args.Int("early-stopping", 0));
+  TESSEL_ASSIGN_OR_RETURN(int64_t repeat, args.Int("repeat", 3));
+  TESSEL_ASSIGN_OR_RETURN(int64_t min_repeat_ms, args.Int("min-repeat-ms", 50));
+  TESSEL_ASSIGN_OR_RETURN(int64_t timeout, args.Int("timeout", 10));
+  if (trials < 0)
+    return absl::InvalidArgumentError(absl::StrCat("--trials must be >= 0, got ", trials));
   if (seed < 0) return absl::InvalidArgumentError(absl::StrCat("--seed must be >= 0, got ", seed));
   if (threads < 1)
     return absl::InvalidArgumentError(absl::StrCat("--threads must be >= 1, got ", threads));
@@ -119,12 +121,11 @@ absl::Status TuneCommand(std::span<const std::string> args, std::ostream& out) {
   options.trials = static_cast<int>(trials);
   options.seed = static_cast<uint64_t>(seed);
   options.early_stopping = static_cast<int>(early);
-  const std::string transfer = flags.String("transfer-from", "");
-  if (!transfer.empty())
-    for (absl::string_view path : absl::StrSplit(transfer, ','))
-      options.transfer_from.emplace_back(path);
+  TESSEL_ASSIGN_OR_RETURN(const std::string transfer, args.Value("transfer-from", ""));
+  for (absl::string_view path : absl::StrSplit(transfer, ',', absl::SkipEmpty()))
+    options.transfer_from.emplace_back(path);
 
-  search::MeasureOptions measure;
+  search::MeasureOptions& measure = t.measure;
   measure.build.workers = 2;
   measure.build.timeout_seconds = static_cast<double>(timeout);
   measure.run.timeout_seconds = static_cast<double>(timeout);
@@ -134,7 +135,54 @@ absl::Status TuneCommand(std::span<const std::string> args, std::ostream& out) {
   measure.reference = search::TorchReferenceFn();
   TESSEL_ASSIGN_OR_RETURN(measure.worker_path, search::DefaultWorkerPath());
   options.batch_size = measure.build.workers;
-  TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(measure));
+  return t;
+}
+
+// One operator: a Table 2 layer, or --template with --args.
+absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args, const std::string& target) {
+  for (const char* flag : {"batch", "dim", "tasks"}) {
+    if (!args.Values(flag).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " goes with a model (MODEL.onnx or --workload NETWORK)"));
+    }
+  }
+  for (const char* flag : {"list-tasks", "no-optimize-graph", "no-transfer"}) {
+    if (args.Switch(flag)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " goes with a model (MODEL.onnx or --workload NETWORK)"));
+    }
+  }
+  TESSEL_ASSIGN_OR_RETURN(const std::string workload, args.Value("workload", ""));
+  TESSEL_ASSIGN_OR_RETURN(const std::string template_name, args.Value("template", ""));
+  TESSEL_ASSIGN_OR_RETURN(const std::string json, args.Value("args", ""));
+  if (!workload.empty()) {
+    if (!json.empty())
+      return absl::InvalidArgumentError("--args goes with --template, not --workload");
+    absl::StatusOr<search::Task> task = workloads::LayerTask(workload, target, template_name);
+    if (!task.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("--workload ", workload, ": ", task.status().message()));
+    return task;
+  }
+  if (template_name.empty() || json.empty()) {
+    return absl::InvalidArgumentError(
+        "give a model (MODEL.onnx or --workload NETWORK), --workload LAYER, or --template T with "
+        "--args JSON");
+  }
+  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object())
+    return absl::InvalidArgumentError(absl::StrCat("--args: not a JSON object: ", json));
+  search::Task task{.template_name = template_name, .args = parsed, .target = target};
+  TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(target));
+  TESSEL_RETURN_IF_ERROR(search::Space(task, facts).status());
+  return task;
+}
+
+absl::Status TuneOperator(const CommandArgs& args, const std::string& target, std::ostream& out) {
+  TESSEL_ASSIGN_OR_RETURN(search::Task task, ReadOperatorTask(args, target));
+  TESSEL_ASSIGN_OR_RETURN(Tuning tuning, ReadTuning(args));
+  const search::TunerOptions& options = tuning.options;
+  TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(tuning.measure));
 
   search::ProgressLine progress(
       std::cerr, isatty(STDERR_FILENO),
@@ -157,6 +205,124 @@ absl::Status TuneCommand(std::span<const std::string> args, std::ostream& out) {
         << "`)\n";
   }
   return absl::OkStatus();
+}
+
+// --tasks I,J,... as indices into n tasks, increasing (all when absent).
+absl::StatusOr<std::vector<size_t>> ReadTaskIndices(const CommandArgs& args, size_t n) {
+  TESSEL_ASSIGN_OR_RETURN(const std::string text, args.Value("tasks", ""));
+  std::vector<size_t> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = i;
+  if (args.Values("tasks").empty()) return all;
+  std::set<size_t> chosen;
+  for (absl::string_view word : absl::StrSplit(text, ',')) {
+    int64_t index = -1;
+    if (!absl::SimpleAtoi(word, &index) || index < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--tasks takes task indices like 0,3 (see --list-tasks), got '", text, "'"));
+    }
+    if (static_cast<size_t>(index) >= n) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--tasks: there is no task ", index, ": the model has ", n,
+          n == 0 ? " tasks" : absl::StrCat(" tasks (0-", n - 1, ")"), "; --list-tasks lists them"));
+    }
+    chosen.insert(static_cast<size_t>(index));
+  }
+  return std::vector<size_t>(chosen.begin(), chosen.end());
+}
+
+// "node 'conv1'" or "node 'layer1.0.conv1' and 3 more".
+std::string NodesText(const std::vector<std::string>& nodes) {
+  std::string text = absl::StrCat("node '", nodes.front(), "'");
+  if (nodes.size() > 1) absl::StrAppend(&text, " and ", nodes.size() - 1, " more");
+  return text;
+}
+
+// The model's name in messages: its file, or the network and batch.
+absl::StatusOr<std::string> ModelName(const CommandArgs& args) {
+  TESSEL_ASSIGN_OR_RETURN(const std::string workload, args.Value("workload", ""));
+  if (workload.empty()) return args.positional().front();
+  TESSEL_ASSIGN_OR_RETURN(const int64_t batch, args.Int("batch", 1));
+  return absl::StrCat(workload, " (batch ", batch, ")");
+}
+
+absl::Status TuneModel(const CommandArgs& args, const std::string& target, std::ostream& out) {
+  for (const char* flag : {"template", "args"}) {
+    if (!args.Values(flag).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag,
+                       " goes with one operator, not a model (a model's templates are chosen "
+                       "as `tessel compile` chooses them)"));
+    }
+  }
+  std::vector<std::string> layers;
+  for (const workloads::Layer& layer : workloads::Table2()) layers.push_back(layer.name);
+  TESSEL_ASSIGN_OR_RETURN(
+      graph::Graph g,
+      ReadModel(args, "tune",
+                absl::StrCat("or a Table 2 layer (one conv2d): ", absl::StrJoin(layers, ", "))));
+  TESSEL_ASSIGN_OR_RETURN(const std::string name, ModelName(args));
+  const driver::CompileOptions compile{.optimize_graph = !args.Switch("no-optimize-graph")};
+  TESSEL_ASSIGN_OR_RETURN(std::vector<driver::ModelTask> tasks,
+                          driver::ExtractTasks(g, target, compile));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<size_t> chosen, ReadTaskIndices(args, tasks.size()));
+
+  if (args.Switch("list-tasks")) {
+    TESSEL_ASSIGN_OR_RETURN(const ops::TargetFacts facts, ops::DescribeTarget(target));
+    out << absl::StrFormat("%d tasks of %s for %s%s\n", tasks.size(), name, target,
+                           compile.optimize_graph ? "" : " (graph not optimized)");
+    for (size_t i : chosen) {
+      const driver::ModelTask& t = tasks[i];
+      TESSEL_ASSIGN_OR_RETURN(const search::ConfigSpace space, search::Space(t.task, facts));
+      out << absl::StrFormat("%3d  %s %s  space %d\n     nodes: %s\n", i, t.task.template_name,
+                             t.task.args.dump(), space.size(), absl::StrJoin(t.nodes, ", "));
+    }
+    return absl::OkStatus();
+  }
+
+  TESSEL_ASSIGN_OR_RETURN(Tuning tuning, ReadTuning(args));
+  std::vector<search::Task> list;
+  std::vector<std::string> labels;
+  const bool subset = chosen.size() != tasks.size();
+  for (size_t i : chosen) {
+    list.push_back(tasks[i].task);
+    labels.push_back(absl::StrCat(subset ? absl::StrCat("#", i, " ") : "",
+                                  tasks[i].task.template_name, " (", NodesText(tasks[i].nodes),
+                                  ")"));
+  }
+  TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(tuning.measure));
+  search::TuneTasksOptions options{.tuner = tuning.options,
+                                   .transfer = !args.Switch("no-transfer"),
+                                   .terminal = &out == &std::cout && isatty(STDOUT_FILENO)};
+  out << absl::StrFormat("tuning %s of %s for %s, %d trials each, into %s\n",
+                         subset ? absl::StrFormat("%d of the %d tasks", list.size(), tasks.size())
+                                : absl::StrFormat("the %d tasks", tasks.size()),
+                         name, target, options.tuner.trials, options.tuner.log_path);
+  TESSEL_RETURN_IF_ERROR(search::TuneTasks(list, labels, options, measurer, &out).status());
+  out << "`tessel compile` with --log " << options.tuner.log_path
+      << " uses each task's best config\n";
+  return absl::OkStatus();
+}
+
+// Whether the words name a model: an ONNX file, or a --workload that is no Table 2 layer.
+absl::StatusOr<bool> NamesAModel(const CommandArgs& args) {
+  if (!args.positional().empty()) return true;
+  TESSEL_ASSIGN_OR_RETURN(const std::string workload, args.Value("workload", ""));
+  return !workload.empty() && !workloads::FindLayer(workload).ok();
+}
+
+}  // namespace
+
+absl::Status TuneCommand(std::span<const std::string> arg_words, std::ostream& out) {
+  TESSEL_ASSIGN_OR_RETURN(CommandArgs args, CommandArgs::Parse("tune", arg_words, TuneSpec()));
+  // Tuned as benchmarked: this host's CPU and fused multiply-adds (cli/bench_target.h), which is
+  // also how `tessel compile` resolves the target, so the tasks' keys are the ones it looks up.
+  TESSEL_ASSIGN_OR_RETURN(const std::string target_flag, args.Value("target", "llvm"));
+  absl::StatusOr<std::string> target = HostBenchTarget(target_flag);
+  if (!target.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--target: ", target.status().message()));
+  }
+  TESSEL_ASSIGN_OR_RETURN(const bool model, NamesAModel(args));
+  return model ? TuneModel(args, *target, out) : TuneOperator(args, *target, out);
 }
 
 }  // namespace tessel::cli

@@ -1,203 +1,45 @@
 #include "experiments/config.h"
 
 #include <absl/status/status.h>
-#include <absl/strings/numbers.h>
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
 #include <fstream>
 #include <limits>
-#include <set>
 #include <sstream>
 
 #include "compiler/support/status_macros.h"
+#include "experiments/config_fields.h"
 #include "workloads/table2.h"
 
 namespace tessel::experiments {
 namespace {
 
-// Where a config is read from, for messages.
-struct Context {
-  std::string path;
-};
-
-int Line(const YAML::Node& node) {
-  const YAML::Mark mark = node.Mark();
-  return mark.is_null() ? 0 : mark.line + 1;
-}
-
-absl::Status Fail(const Context& ctx, int line, const std::string& key,
-                  const std::string& problem) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.path, ":", line, ": ", key, ": ", problem));
-}
-
-absl::Status Fail(const Context& ctx, const YAML::Node& node, const std::string& key,
-                  const std::string& problem) {
-  return Fail(ctx, Line(node), key, problem);
-}
-
-std::string Join(const std::string& prefix, const std::string& key) {
-  return prefix.empty() ? key : absl::StrCat(prefix, ".", key);
-}
-
-std::string KindName(const YAML::Node& node) {
-  if (node.IsMap()) return "a map";
-  if (node.IsSequence()) return "a list";
-  if (node.IsNull()) return "nothing";
-  return absl::StrCat("'", node.Scalar(), "'");
-}
-
-// Every key of `map` is one of `allowed`.
-absl::Status CheckKeys(const Context& ctx, const YAML::Node& map, const std::string& prefix,
-                       const std::vector<std::string>& allowed) {
-  std::set<std::string> seen;
-  for (const auto& entry : map) {
-    if (!entry.first.IsScalar()) {
-      return Fail(ctx, entry.first, prefix.empty() ? "(top level)" : prefix,
-                  "keys must be plain names");
-    }
-    const std::string key = entry.first.Scalar();
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      return Fail(ctx, entry.first, Join(prefix, key),
-                  absl::StrCat("unknown key; known keys: ", absl::StrJoin(allowed, ", ")));
-    }
-    if (!seen.insert(key).second) return Fail(ctx, entry.first, Join(prefix, key), "given twice");
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<YAML::Node> Require(const Context& ctx, const YAML::Node& map,
-                                   const std::string& prefix, const std::string& key) {
-  YAML::Node node = map[key];
-  if (!node.IsDefined()) return Fail(ctx, map, Join(prefix, key), "missing (required)");
-  return node;
-}
-
-absl::StatusOr<std::string> ReadString(const Context& ctx, const YAML::Node& node,
-                                       const std::string& key) {
-  if (!node.IsScalar() || node.Scalar().empty()) {
-    return Fail(ctx, node, key, absl::StrCat("expected a non-empty string, got ", KindName(node)));
-  }
-  return node.Scalar();
-}
-
-absl::StatusOr<int64_t> ReadInt(const Context& ctx, const YAML::Node& node, const std::string& key,
-                                int64_t min_value, int64_t max_value) {
-  int64_t value = 0;
-  if (!node.IsScalar() || !absl::SimpleAtoi(node.Scalar(), &value)) {
-    return Fail(ctx, node, key, absl::StrCat("expected an integer, got ", KindName(node)));
-  }
-  if (value < min_value || value > max_value) {
-    return Fail(ctx, node, key,
-                absl::StrCat("must be between ", min_value, " and ", max_value, ", got ", value));
-  }
-  return value;
-}
-
-absl::StatusOr<double> ReadDouble(const Context& ctx, const YAML::Node& node,
-                                  const std::string& key, double min_value, double max_value) {
-  double value = 0;
-  if (!node.IsScalar() || !absl::SimpleAtod(node.Scalar(), &value) || !std::isfinite(value)) {
-    return Fail(ctx, node, key, absl::StrCat("expected a number, got ", KindName(node)));
-  }
-  if (value < min_value || value > max_value) {
-    return Fail(
-        ctx, node, key,
-        absl::StrCat("must be between ", min_value, " and ", max_value, ", got ", node.Scalar()));
-  }
-  return value;
-}
-
-absl::StatusOr<bool> ReadBool(const Context& ctx, const YAML::Node& node, const std::string& key) {
-  if (node.IsScalar()) {
-    if (node.Scalar() == "true") return true;
-    if (node.Scalar() == "false") return false;
-  }
-  return Fail(ctx, node, key, absl::StrCat("expected true or false, got ", KindName(node)));
-}
-
-absl::StatusOr<YAML::Node> RequireList(const Context& ctx, const YAML::Node& node,
-                                       const std::string& key) {
-  if (!node.IsSequence()) {
-    return Fail(ctx, node, key, absl::StrCat("expected a list, got ", KindName(node)));
-  }
-  if (node.size() == 0) return Fail(ctx, node, key, "must not be empty");
-  return node;
-}
-
-// Names become file names and CSV cells: letters, digits and . _ + - only.
-absl::Status CheckName(const Context& ctx, const YAML::Node& node, const std::string& key,
-                       const std::string& name) {
-  const bool ok =
-      !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' ||
-               c == '-';
-      });
-  if (ok) return absl::OkStatus();
-  return Fail(ctx, node, key,
-              absl::StrCat("'", name,
-                           "' is not a usable name (letters, digits, '.', '_', '+', '-'; not "
-                           "starting with '.')"));
-}
-
-absl::Status CheckKnown(const Context& ctx, const YAML::Node& node, const std::string& key,
-                        const std::string& what, const std::string& value,
-                        const std::vector<std::string>& known) {
-  if (std::find(known.begin(), known.end(), value) != known.end()) return absl::OkStatus();
-  return Fail(ctx, node, key,
-              absl::StrCat("unknown ", what, " '", value, "'; known: ",
-                           known.empty() ? "(none linked)" : absl::StrJoin(known, ", ")));
-}
-
-// YAML -> JSON for operator arguments and explorer parameters: quoted scalars stay strings,
-// plain ones become integers, numbers, booleans or null when they read as such.
-absl::StatusOr<nlohmann::json> ToJson(const Context& ctx, const YAML::Node& node,
-                                      const std::string& key) {
-  if (node.IsMap()) {
-    nlohmann::json object = nlohmann::json::object();
-    for (const auto& entry : node) {
-      if (!entry.first.IsScalar()) return Fail(ctx, entry.first, key, "keys must be plain names");
-      const std::string name = entry.first.Scalar();
-      TESSEL_ASSIGN_OR_RETURN(object[name], ToJson(ctx, entry.second, Join(key, name)));
-    }
-    return object;
-  }
-  if (node.IsSequence()) {
-    nlohmann::json array = nlohmann::json::array();
-    for (size_t i = 0; i < node.size(); ++i) {
-      TESSEL_ASSIGN_OR_RETURN(nlohmann::json item,
-                              ToJson(ctx, node[i], absl::StrCat(key, "[", i, "]")));
-      array.push_back(std::move(item));
-    }
-    return array;
-  }
-  if (node.IsNull()) return nlohmann::json(nullptr);
-  const std::string& text = node.Scalar();
-  if (node.Tag() == "!") return nlohmann::json(text);  // quoted
-  int64_t i = 0;
-  if (absl::SimpleAtoi(text, &i)) return nlohmann::json(i);
-  double d = 0;
-  if (absl::SimpleAtod(text, &d) && std::isfinite(d)) return nlohmann::json(d);
-  if (text == "true") return nlohmann::json(true);
-  if (text == "false") return nlohmann::json(false);
-  return nlohmann::json(text);
-}
+using fields::CheckKeys;
+using fields::CheckKnown;
+using fields::CheckName;
+using fields::Context;
+using fields::Fail;
+using fields::Join;
+using fields::KindName;
+using fields::Line;
+using fields::ReadBool;
+using fields::ReadDouble;
+using fields::ReadInt;
+using fields::ReadString;
+using fields::Require;
+using fields::RequireList;
+using fields::ToJson;
 
 const std::vector<std::string> kTopKeys = {
-    "name",      "target",   "threads",    "model_threads", "trials",  "seeds",
-    "workloads", "template", "strategies", "baselines",     "measure", "early_stopping"};
+    "kind",      "name",     "target",     "threads",   "model_threads", "trials",        "seeds",
+    "workloads", "template", "strategies", "baselines", "measure",       "early_stopping"};
 const std::vector<std::string> kWorkloadKeys = {"name", "template", "args"};
 const std::vector<std::string> kStrategyKeys = {
     "name",     "cost_model", "explorer", "explorer_params",
     "features", "plan_size",  "epsilon",  "diversity"};
-const std::vector<std::string> kMeasureKeys = {
-    "repeat",        "number",      "min_repeat_ms",     "timeout_seconds",
-    "build_workers", "flush_cache", "check_correctness", "atol",
-    "rtol"};
 const std::vector<std::string> kFeatures = {"itervar", "knob", "curve"};
 const std::vector<std::string> kBaselines = {"onednn"};
 
@@ -293,43 +135,6 @@ absl::StatusOr<StrategySpec> ReadStrategy(const Context& ctx, const YAML::Node& 
   return s;
 }
 
-absl::StatusOr<MeasureSpec> ReadMeasure(const Context& ctx, const YAML::Node& node) {
-  if (!node.IsMap()) {
-    return Fail(ctx, node, "measure", absl::StrCat("expected a map, got ", KindName(node)));
-  }
-  TESSEL_RETURN_IF_ERROR(CheckKeys(ctx, node, "measure", kMeasureKeys));
-  MeasureSpec m;
-  if (YAML::Node n = node["repeat"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.repeat, ReadInt(ctx, n, "measure.repeat", 1, 1000));
-  }
-  if (YAML::Node n = node["number"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.number, ReadInt(ctx, n, "measure.number", 1, 1000000));
-  }
-  if (YAML::Node n = node["min_repeat_ms"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.min_repeat_ms, ReadDouble(ctx, n, "measure.min_repeat_ms", 0, 1e5));
-  }
-  if (YAML::Node n = node["timeout_seconds"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.timeout_seconds,
-                            ReadDouble(ctx, n, "measure.timeout_seconds", 0.001, 86400));
-  }
-  if (YAML::Node n = node["build_workers"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.build_workers, ReadInt(ctx, n, "measure.build_workers", 1, 256));
-  }
-  if (YAML::Node n = node["flush_cache"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.flush_cache, ReadBool(ctx, n, "measure.flush_cache"));
-  }
-  if (YAML::Node n = node["check_correctness"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.check_correctness, ReadBool(ctx, n, "measure.check_correctness"));
-  }
-  if (YAML::Node n = node["atol"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.atol, ReadDouble(ctx, n, "measure.atol", 0, 1e9));
-  }
-  if (YAML::Node n = node["rtol"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(m.rtol, ReadDouble(ctx, n, "measure.rtol", 0, 1e9));
-  }
-  return m;
-}
-
 absl::StatusOr<ExperimentConfig> ReadConfig(const Context& ctx, const YAML::Node& doc,
                                             const KnownNames& known) {
   if (!doc.IsMap()) {
@@ -337,6 +142,10 @@ absl::StatusOr<ExperimentConfig> ReadConfig(const Context& ctx, const YAML::Node
                 "a config is a YAML map of keys (see experiments/README.md)");
   }
   TESSEL_RETURN_IF_ERROR(CheckKeys(ctx, doc, "", kTopKeys));
+  if (YAML::Node kind = doc["kind"]; kind.IsDefined()) {
+    TESSEL_ASSIGN_OR_RETURN(std::string value, ReadString(ctx, kind, "kind"));
+    TESSEL_RETURN_IF_ERROR(CheckKnown(ctx, kind, "kind", "experiment kind", value, {"tuning"}));
+  }
   ExperimentConfig c;
 
   TESSEL_ASSIGN_OR_RETURN(YAML::Node name, Require(ctx, doc, "", "name"));
@@ -425,7 +234,7 @@ absl::StatusOr<ExperimentConfig> ReadConfig(const Context& ctx, const YAML::Node
   }
 
   if (YAML::Node m = doc["measure"]; m.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(c.measure, ReadMeasure(ctx, m));
+    TESSEL_ASSIGN_OR_RETURN(c.measure, fields::ReadMeasure(ctx, m, "measure"));
   }
   return c;
 }
@@ -436,20 +245,12 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& text,
                                                        const std::string& path,
                                                        const KnownNames& known) {
   const Context ctx{path.empty() ? "<config>" : path};
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ctx.path, ":", e.mark.is_null() ? 0 : e.mark.line + 1, ": not valid YAML: ", e.msg));
-  }
+  TESSEL_ASSIGN_OR_RETURN(const YAML::Node doc, fields::LoadYaml(ctx, text));
   absl::StatusOr<ExperimentConfig> config;
   try {
     config = ReadConfig(ctx, doc, known);
   } catch (const YAML::Exception& e) {
-    // yaml-cpp throws on shapes the checks above did not foresee (e.g. indexing a scalar).
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.path, ":", e.mark.is_null() ? 0 : e.mark.line + 1, ": ", e.msg));
+    return fields::YamlError(ctx, e);
   }
   if (!config.ok()) return config.status();
   config->source_path = path;

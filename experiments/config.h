@@ -77,9 +77,12 @@ struct KnownNames {
   std::vector<std::string> cost_models;
   std::vector<std::string> explorers;
   std::vector<std::string> templates;
+  std::vector<std::string> networks;        // workloads/networks (models experiments)
+  std::vector<std::string> torch_networks;  // of them, those with a libtorch version
 };
 
-// Parses a config written in YAML. `path` is only used in messages.
+// Parses a config of a tuning experiment (`kind: tuning`, the default; models_config.h reads the
+// other kind and load_config.h either) written in YAML. `path` is only used in messages.
 absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& text,
                                                        const std::string& path,
                                                        const KnownNames& known);

@@ -14,7 +14,9 @@ namespace {
 KnownNames Known() {
   return {{"random", "treernn", "xgb"},
           {"ga", "grid", "random", "sa"},
-          {"conv2d_nchw.x86", "conv2d_nchwc.x86", "conv2d_winograd.x86", "dense_pack.x86"}};
+          {"conv2d_nchw.x86", "conv2d_nchwc.x86", "conv2d_winograd.x86", "dense_pack.x86"},
+          {},
+          {}};
 }
 
 absl::StatusOr<ExperimentConfig> Parse(const std::string& text) {
@@ -89,6 +91,14 @@ TEST(ConfigTest, ReadsEveryField) {
   EXPECT_EQ(c->early_stopping, 400);
   EXPECT_EQ(c->source_text, kFull);
   EXPECT_EQ(c->source_path, "test.yaml");
+}
+
+TEST(ConfigTest, KindTuningIsTheDefault) {
+  absl::StatusOr<ExperimentConfig> c = Parse(
+      "kind: tuning\nname: q\ntrials: 10\nworkloads: [C1]\nstrategies: [{name: r, explorer: "
+      "random}]\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->name, "q");
 }
 
 TEST(ConfigTest, DefaultsApply) {
@@ -176,6 +186,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"missing workloads", "name: q\ntrials: 3\n", "workloads", 1, "missing"},
         BadCase{"missing strategies", kHead, "strategies", 1, "missing"},
         BadCase{"unknown top key", Base("trails: 4\n"), "trails", 5, "unknown key"},
+        BadCase{"another kind", Base("kind: models\n"), "kind", 5,
+                "unknown experiment kind 'models'; known: tuning"},
         BadCase{"repeated key", Base("threads: 1\nthreads: 2\n"), "threads", 6, "twice"},
         BadCase{"name not a string", "name: [a]\ntrials: 1\n", "name", 1, "expected a non-empty"},
         BadCase{"name unusable in paths", "name: a/b\ntrials: 1\n", "name", 1, "usable name"},

@@ -5,10 +5,12 @@
 
 #include <filesystem>
 #include <iostream>
+#include <variant>
 
 #include "cli/flags.h"
 #include "compiler/support/status_macros.h"
-#include "experiments/config.h"
+#include "experiments/load_config.h"
+#include "experiments/models_runner.h"
 #include "experiments/registered_names.h"
 #include "experiments/runfiles.h"
 #include "experiments/runner.h"
@@ -33,6 +35,12 @@ ConfigFile FindConfig(const std::string& given) {
   return {*path, shipped};
 }
 
+void PrintWarnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    std::cerr << "tessel experiment: warning: " << warning << "\n";
+  }
+}
+
 }  // namespace
 
 absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& out) {
@@ -46,20 +54,25 @@ absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& 
       cli::Flags flags,
       cli::Flags::Parse("experiment", args.subspan(1),
                         {{"out", "the output directory (default results/<name>)"}}));
-  TESSEL_ASSIGN_OR_RETURN(ExperimentConfig config,
-                          LoadExperimentConfig(file.path, RegisteredNames()));
-  if (file.path != file.shown) {
-    // A shipped config is reported by its place in the source tree, not in the runfiles.
-    config.source_path = file.shown;
-  }
+  TESSEL_ASSIGN_OR_RETURN(AnyConfig any, LoadAnyConfig(file.path, RegisteredNames()));
   RunnerOptions options;
   options.out_dir = flags.String("out", "");
   options.progress = &std::cerr;
   options.progress_in_place = isatty(STDERR_FILENO) != 0;
-  TESSEL_ASSIGN_OR_RETURN(ExperimentOutcome outcome, RunExperiment(config, options));
-  for (const std::string& warning : outcome.warnings) {
-    std::cerr << "tessel experiment: warning: " << warning << "\n";
+  if (auto* models = std::get_if<ModelsConfig>(&any)) {
+    // A shipped config is reported by its place in the source tree, not in the runfiles.
+    if (file.path != file.shown) models->source_path = file.shown;
+    TESSEL_ASSIGN_OR_RETURN(ModelsOutcome outcome, RunModelsExperiment(*models, options));
+    PrintWarnings(outcome.warnings);
+    out << "\n" << outcome.table;
+    out << absl::StrCat("\n", outcome.networks, " networks x ", models->variants.size(),
+                        " variants; results in ", outcome.out_dir, "/summary.md\n");
+    return absl::OkStatus();
   }
+  ExperimentConfig& config = std::get<ExperimentConfig>(any);
+  if (file.path != file.shown) config.source_path = file.shown;
+  TESSEL_ASSIGN_OR_RETURN(ExperimentOutcome outcome, RunExperiment(config, options));
+  PrintWarnings(outcome.warnings);
   out << "\n" << outcome.table;
   out << absl::StrCat("\n", outcome.runs, " runs (", outcome.tuned, " tuned now, ",
                       outcome.runs - outcome.tuned, " finished before); results in ",

@@ -76,5 +76,33 @@ TEST(ExperimentCommandTest, TinyRunPrintsTheTable) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/summary.csv"));
 }
 
+TEST(ExperimentCommandTest, UnknownKindIsNamed) {
+  const std::string path = Tmp("kind.yaml");
+  Write(path, "kind: sweep\nname: k\n");
+  std::ostringstream out;
+  const absl::Status status = Command({path}, out);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_NE(status.message().find(path + ":1: kind: unknown experiment kind 'sweep'"),
+            std::string::npos)
+      << status;
+}
+
+TEST(ExperimentCommandTest, TinyModelsRunPrintsTheTable) {
+  const std::string path = Tmp("models.yaml");
+  Write(path,
+        "kind: models\nname: cells\nrepeat: 5\nwarmup: 1\nmin_repeat_ms: 1\n"
+        "networks: [rnn_cell]\nvariants:\n  - {name: no_fusion, fuse: false}\n"
+        "  - {name: fusion}\n");
+  std::ostringstream out;
+  const std::string dir = Tmp("models_out");
+  const absl::Status status = Command({path, "--out", dir}, out);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_NE(out.str().find("rnn_cell           fusion"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("1 networks x 2 variants; results in " + dir + "/summary.md"),
+            std::string::npos)
+      << out.str();
+  EXPECT_TRUE(std::filesystem::exists(dir + "/times.csv"));
+}
+
 }  // namespace
 }  // namespace tessel::experiments

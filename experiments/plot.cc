@@ -62,15 +62,9 @@ absl::StatusOr<Outcome> RunCaptured(const std::vector<std::string>& argv) {
   return outcome;
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> FindPlotScript() { return FindRunfile("experiments/plot.py"); }
-
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RunPlotScript(
-    const std::string& script, const std::string& trials_csv, const std::string& out_dir,
-    const std::string& title, const std::string& python) {
-  absl::StatusOr<Outcome> run =
-      RunCaptured({python, script, trials_csv, out_dir, "--title", title});
+// The PNG file names the script printed, after checking how it ended.
+absl::StatusOr<std::vector<std::string>> RunScript(const std::vector<std::string>& argv) {
+  absl::StatusOr<Outcome> run = RunCaptured(argv);
   if (!run.ok()) return run.status();
   const std::string output(absl::StripTrailingAsciiWhitespace(run->output));
   if (run->status == kExitNoMatplotlib) return absl::FailedPreconditionError(output);
@@ -78,14 +72,42 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RunPlotScript(
     return absl::InternalError(
         absl::StrCat("the plot script failed (exit ", run->status, "): ", output));
   }
-  std::vector<std::pair<std::string, std::string>> plots;
+  std::vector<std::string> pngs;
   for (absl::string_view line : absl::StrSplit(output, '\n', absl::SkipEmpty())) {
     const std::string png(line);
-    if (png.size() > 4 && png.compare(png.size() - 4, 4, ".png") == 0) {
-      plots.emplace_back(png.substr(0, png.size() - 4), png);
-    }
+    if (png.size() > 4 && png.compare(png.size() - 4, 4, ".png") == 0) pngs.push_back(png);
   }
+  return pngs;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> FindPlotScript() { return FindRunfile("experiments/plot.py"); }
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RunPlotScript(
+    const std::string& script, const std::string& trials_csv, const std::string& out_dir,
+    const std::string& title, const std::string& python) {
+  absl::StatusOr<std::vector<std::string>> pngs =
+      RunScript({python, script, trials_csv, out_dir, "--title", title});
+  if (!pngs.ok()) return pngs.status();
+  std::vector<std::pair<std::string, std::string>> plots;
+  for (const std::string& png : *pngs) plots.emplace_back(png.substr(0, png.size() - 4), png);
   return plots;
+}
+
+absl::StatusOr<std::string> RunBarPlotScript(const std::string& script,
+                                             const std::string& summary_csv,
+                                             const std::string& out_dir, const std::string& title,
+                                             const std::string& values, const std::string& png,
+                                             const std::string& python) {
+  absl::StatusOr<std::vector<std::string>> pngs = RunScript(
+      {python, script, "--bars", values, "--png", png, summary_csv, out_dir, "--title", title});
+  if (!pngs.ok()) return pngs.status();
+  if (pngs->size() != 1) {
+    return absl::InternalError(
+        absl::StrCat("the plot script wrote ", pngs->size(), " bar charts, not one"));
+  }
+  return pngs->front();
 }
 
 }  // namespace tessel::experiments

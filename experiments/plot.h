@@ -7,7 +7,8 @@
 #include <vector>
 
 // The figures of an experiment: experiments/plot.py (matplotlib, run by /usr/bin/python3) turns
-// trials.csv into one PNG per workload.
+// a tuning experiment's trials.csv into one PNG per workload, and a models experiment's
+// summary.csv into one bar chart.
 namespace tessel::experiments {
 
 // plot.py in the running binary's runfiles (runfiles.h); NotFound naming the places tried.
@@ -19,5 +20,13 @@ absl::StatusOr<std::string> FindPlotScript();
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RunPlotScript(
     const std::string& script, const std::string& trials_csv, const std::string& out_dir,
     const std::string& title, const std::string& python = "/usr/bin/python3");
+
+// Runs `python script --bars values --png png summary_csv out_dir --title title` (values:
+// "speedup" or "ms"); returns the PNG's file name in out_dir. Errors as RunPlotScript.
+absl::StatusOr<std::string> RunBarPlotScript(const std::string& script,
+                                             const std::string& summary_csv,
+                                             const std::string& out_dir, const std::string& title,
+                                             const std::string& values, const std::string& png,
+                                             const std::string& python = "/usr/bin/python3");
 
 }  // namespace tessel::experiments

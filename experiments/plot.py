@@ -1,14 +1,23 @@
 #!/usr/bin/python3
-"""Plots an experiment's trials.csv the way the paper's Fig. 12 does.
+"""Plots an experiment's results the way the paper's figures do.
 
 usage: plot.py TRIALS_CSV OUT_DIR [--title TEXT]
+       plot.py --bars {speedup,ms} --png NAME SUMMARY_CSV OUT_DIR [--title TEXT]
 
-For each workload in the CSV, writes OUT_DIR/<workload>.png: the best speedup over oneDNN
-against the number of trials, one line per strategy (the median over its seeds) with a band from
-the minimum to the maximum seed. Without a baseline (empty best_speedup) it plots the best GFLOPS.
-A run that stopped early keeps its last best value. Prints the name of each PNG written; each is
-written to a temporary file first and renamed, so an interrupted run leaves no half-written PNG.
-Exit status 2 when matplotlib is missing (the message says so), 1 for a bad CSV.
+A tuning experiment's trials.csv (Fig. 12): for each workload, writes OUT_DIR/<workload>.png, the
+best speedup over oneDNN against the number of trials, one line per strategy (the median over its
+seeds) with a band from the minimum to the maximum seed. Without a baseline (empty best_speedup)
+it plots the best GFLOPS. A run that stopped early keeps its last best value.
+
+A models experiment's summary.csv (--bars; Fig. 4 and Fig. 14): writes OUT_DIR/NAME, one group of
+bars per network, one bar per variant: with `speedup`, every network on one axis, each bar the
+variant's speedup over the network's first variant (Fig. 4); with `ms`, one panel per network
+(their times differ by orders of magnitude), each bar the median time with a min-max whisker
+(Fig. 14).
+
+Prints the name of each PNG written; each is written to a temporary file first and renamed, so an
+interrupted run leaves no half-written PNG. Exit status 2 when matplotlib is missing (the message
+says so), 1 for a bad CSV.
 """
 
 import argparse
@@ -82,7 +91,30 @@ def plot_workload(plt, workload, strategies, speedup, out_dir, title):
     ax.set_title(f"{title}: {workload}" if title else workload)
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
-    name = f"{workload}.png"
+    return save(plt, fig, out_dir, f"{workload}.png")
+
+
+def read_summary(path):
+    """{network: [(variant, median_ms, min_ms, max_ms, speedup)]} in the CSV's order."""
+    data = OrderedDict()
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        needed = {"network", "variant", "median_ms", "min_ms", "max_ms", "speedup"}
+        missing = needed - set(reader.fieldnames or [])
+        if missing:
+            raise ValueError(f"{path}: missing columns {sorted(missing)}")
+        for line, row in enumerate(reader, start=2):
+            try:
+                values = tuple(float(row[k]) for k in ("median_ms", "min_ms", "max_ms", "speedup"))
+            except ValueError as e:
+                raise ValueError(f"{path}:{line}: {e}") from e
+            data.setdefault(row["network"], []).append((row["variant"],) + values)
+    if not data:
+        raise ValueError(f"{path}: no rows")
+    return data
+
+
+def save(plt, fig, out_dir, name):
     final = os.path.join(out_dir, name)
     tmp = f"{final}.tmp.{os.getpid()}.png"
     fig.savefig(tmp)
@@ -91,11 +123,79 @@ def plot_workload(plt, workload, strategies, speedup, out_dir, title):
     return name
 
 
+def variant_order(data):
+    """Every variant, in order of first appearance."""
+    order = []
+    for rows in data.values():
+        for row in rows:
+            if row[0] not in order:
+                order.append(row[0])
+    return order
+
+
+def plot_speedup_bars(plt, data, out_dir, name, title):
+    variants = variant_order(data)
+    networks = list(data)
+    width = 0.8 / len(variants)
+    fig, ax = plt.subplots(figsize=(max(4.8, 1.6 * len(networks) + 1.6), 4.2), dpi=120)
+    for k, variant in enumerate(variants):
+        xs, ys = [], []
+        for i, network in enumerate(networks):
+            for row in data[network]:
+                if row[0] == variant:
+                    xs.append(i + (k - (len(variants) - 1) / 2) * width)
+                    ys.append(row[4])
+        bars = ax.bar(xs, ys, width * 0.95, label=variant)
+        ax.bar_label(bars, labels=[f"{y:.2f}" for y in ys], fontsize="x-small", padding=1)
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(networks)))
+    ax.set_xticklabels(networks, fontsize="small")
+    ax.set_ylabel(f"speedup over {variants[0]}")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return save(plt, fig, out_dir, name)
+
+
+def plot_ms_bars(plt, data, out_dir, name, title):
+    variants = variant_order(data)
+    networks = list(data)
+    fig, axes = plt.subplots(1, len(networks), figsize=(max(4.8, 2.3 * len(networks)), 3.8),
+                             dpi=120, squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, network in zip(axes[0], networks):
+        rows = data[network]
+        xs = range(len(rows))
+        medians = [r[1] for r in rows]
+        whiskers = [[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]]
+        ax.bar(xs, medians, 0.7, yerr=whiskers, capsize=2,
+                      color=[colors[variants.index(r[0]) % len(colors)] for r in rows])
+        for x, r in zip(xs, rows):  # above the whisker
+            ax.annotate(f"{r[1]:.3g}", (x, r[3]), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", fontsize="x-small")
+        ax.margins(y=0.12)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r[0] for r in rows], rotation=30, ha="right", fontsize="x-small")
+        ax.set_title(network, fontsize="small")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("time (ms)")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return save(plt, fig, out_dir, name)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("trials_csv")
+    parser.add_argument("csv", metavar="TRIALS_CSV|SUMMARY_CSV")
     parser.add_argument("out_dir")
     parser.add_argument("--title", default="")
+    parser.add_argument("--bars", choices=["speedup", "ms"],
+                        help="SUMMARY_CSV is a models experiment's summary.csv")
+    parser.add_argument("--png", default="bars.png", help="the bar chart's file name")
     args = parser.parse_args(argv)
     try:
         import matplotlib
@@ -105,8 +205,18 @@ def main(argv):
         print(f"plot.py: matplotlib is missing ({e}); install python3-matplotlib",
               file=sys.stderr)
         return 2
+    if args.bars:
+        try:
+            data = read_summary(args.csv)
+        except (OSError, ValueError) as e:
+            print(f"plot.py: {e}", file=sys.stderr)
+            return 1
+        os.makedirs(args.out_dir, exist_ok=True)
+        plot = plot_speedup_bars if args.bars == "speedup" else plot_ms_bars
+        print(plot(plt, data, args.out_dir, args.png, args.title))
+        return 0
     try:
-        data, speedup = read_series(args.trials_csv)
+        data, speedup = read_series(args.csv)
     except (OSError, ValueError) as e:
         print(f"plot.py: {e}", file=sys.stderr)
         return 1

@@ -1,5 +1,5 @@
-// experiments/plot.py on a tiny trials.csv: one PNG per workload, named on its output; a bad CSV
-// is an error with the script's message.
+// experiments/plot.py on a tiny trials.csv: one PNG per workload, named on its output; on a tiny
+// models summary.csv: one bar chart of each kind; a bad CSV is an error with the script's message.
 #include "experiments/plot.h"
 
 #include <gtest/gtest.h>
@@ -86,6 +86,39 @@ TEST(PlotTest, BadCsvIsAnErrorWithTheScriptsMessage) {
       RunPlotScript(*script, dir + "/trials.csv", dir, "", kPython);
   ASSERT_FALSE(plots.ok());
   EXPECT_NE(plots.status().message().find("missing columns"), std::string::npos) << plots.status();
+}
+
+constexpr char kSummary[] =
+    "network,variant,median_ms,min_ms,max_ms,speedup\n"
+    "conv_bn_relu,no_fusion,0.50,0.45,0.60,1.0\n"
+    "conv_bn_relu,fusion,0.30,0.28,0.33,1.6\n"
+    "rnn_cell,no_fusion,0.010,0.009,0.011,1.0\n"
+    "rnn_cell,fusion,0.008,0.007,0.009,1.25\n";
+
+TEST(PlotTest, BarChartsOfAModelsSummary) {
+  if (!HasMatplotlib()) GTEST_SKIP() << "matplotlib is missing: apt-get install python3-matplotlib";
+  absl::StatusOr<std::string> script = FindPlotScript();
+  ASSERT_TRUE(script.ok()) << script.status();
+  const std::string dir = TmpDir("bars");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/summary.csv", kSummary).ok());
+  for (const char* values : {"speedup", "ms"}) {
+    const std::string name = std::string(values) + ".png";
+    absl::StatusOr<std::string> png =
+        RunBarPlotScript(*script, dir + "/summary.csv", dir, "demo", values, name, kPython);
+    ASSERT_TRUE(png.ok()) << png.status();
+    EXPECT_EQ(*png, name);
+    std::ifstream file(dir + "/" + name, std::ios::binary);
+    char magic[8] = {};
+    file.read(magic, 8);
+    EXPECT_EQ(std::string(magic + 1, 3), "PNG") << name;
+    EXPECT_GT(std::filesystem::file_size(dir + "/" + name), 5000u) << name;
+  }
+  // A tuning experiment's trials.csv is not a summary: the script says which columns it lacks.
+  ASSERT_TRUE(WriteFileAtomically(dir + "/trials.csv", kTrials).ok());
+  absl::StatusOr<std::string> png =
+      RunBarPlotScript(*script, dir + "/trials.csv", dir, "", "speedup", "x.png", kPython);
+  ASSERT_FALSE(png.ok());
+  EXPECT_NE(png.status().message().find("missing columns"), std::string::npos) << png.status();
 }
 
 TEST(PlotTest, MissingPythonIsAnError) {

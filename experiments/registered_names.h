@@ -4,8 +4,9 @@
 
 namespace tessel::experiments {
 
-// The cost models, explorers and templates registered in this binary: what a config may name.
-// Only the libraries linked in (alwayslink) have registered.
+// The cost models, explorers and templates registered in this binary (only the libraries linked
+// in, alwayslink, have registered), and the networks of workloads/networks with those that have a
+// libtorch version: what a config may name.
 KnownNames RegisteredNames();
 
 }  // namespace tessel::experiments

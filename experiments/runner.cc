@@ -19,6 +19,7 @@
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/support/status_macros.h"
 #include "experiments/atomic_file.h"
+#include "experiments/config_fields.h"
 #include "experiments/onednn_baseline.h"
 #include "experiments/plot.h"
 #include "experiments/report.h"
@@ -35,9 +36,7 @@ namespace {
 
 absl::Status ConfigError(const ExperimentConfig& config, int line, const std::string& key,
                          const std::string& problem) {
-  const std::string where = config.source_path.empty() ? "<config>" : config.source_path;
-  return absl::InvalidArgumentError(
-      absl::StrCat(where, line > 0 ? absl::StrCat(":", line) : "", ": ", key, ": ", problem));
+  return fields::ConfigError(config.source_path, line, key, problem);
 }
 
 struct Workload {

@@ -13,11 +13,19 @@ absl::StatusOr<graph::Graph> BuildMobilenetV1(const NetworkOptions& options);
 absl::StatusOr<graph::Graph> BuildDqn(const NetworkOptions& options);
 absl::StatusOr<graph::Graph> BuildDcgan(const NetworkOptions& options);
 absl::StatusOr<graph::Graph> BuildLstmLm(const NetworkOptions& options);
+// Fig. 4's fusion workloads.
+absl::StatusOr<graph::Graph> BuildConvBnRelu(const NetworkOptions& options);
+absl::StatusOr<graph::Graph> BuildDepthwiseBnRelu(const NetworkOptions& options);
+absl::StatusOr<graph::Graph> BuildRnnCell(const NetworkOptions& options);
+absl::StatusOr<graph::Graph> BuildLstmCell(const NetworkOptions& options);
 
 // The LSTM language model's sizes (PTB's vocabulary, the "medium" model).
 inline constexpr int64_t kLstmVocabulary = 10000;
 inline constexpr int64_t kLstmHidden = 650;
 inline constexpr int64_t kLstmLayers = 2;
 inline constexpr int64_t kLstmSteps = 35;
+
+// Fig. 4's cells: hidden = input = 128.
+inline constexpr int64_t kCellHidden = 128;
 
 }  // namespace tessel::workloads::networks::internal

@@ -17,8 +17,9 @@ namespace {
 struct Entry {
   NetworkInfo info;
   std::function<absl::StatusOr<graph::Graph>(const NetworkOptions&)> build;
-  double input_low, input_high;  // the input's range (token ids: [0, vocabulary))
+  double input_low, input_high;  // the inputs' range (token ids: [0, vocabulary))
   bool batch_norm = false;       // whose statistics CalibrateBatchNorm sets
+  bool fusion_workload = false;  // Fig. 4's, not one of the five networks
 };
 
 const std::vector<Entry>& Table() {
@@ -44,6 +45,30 @@ const std::vector<Entry>& Table() {
        internal::BuildLstmLm,
        0,
        static_cast<double>(internal::kLstmVocabulary)},
+      {{"conv_bn_relu", "Fig. 4: 1x1 conv 128 -> 256 at 28x28, batch_norm, relu"},
+       internal::BuildConvBnRelu,
+       -1,
+       1,
+       true,
+       true},
+      {{"depthwise_bn_relu", "Fig. 4: 3x3 depthwise conv at 512x14x14, batch_norm, relu"},
+       internal::BuildDepthwiseBnRelu,
+       -1,
+       1,
+       true,
+       true},
+      {{"rnn_cell", "Fig. 4: an RNN cell (tanh, hidden 128) from dense, add and tanh"},
+       internal::BuildRnnCell,
+       -1,
+       1,
+       false,
+       true},
+      {{"lstm_cell", "Fig. 4: an LSTM cell (hidden 128) from dense, take and element-wise ops"},
+       internal::BuildLstmCell,
+       -1,
+       1,
+       false,
+       true},
   };
   return *table;
 }
@@ -52,23 +77,31 @@ absl::StatusOr<const Entry*> Find(const std::string& name) {
   for (const Entry& e : Table()) {
     if (e.info.name == name) return &e;
   }
-  return absl::NotFoundError(absl::StrCat("unknown network '", name, "'; the networks are ",
-                                          absl::StrJoin(NetworkNames(), ", ")));
+  return absl::NotFoundError(absl::StrCat(
+      "unknown network '", name, "'; the networks are ", absl::StrJoin(NetworkNames(), ", "),
+      "; the fusion workloads ", absl::StrJoin(FusionWorkloadNames(), ", ")));
+}
+
+std::vector<NetworkInfo> InfosOf(bool fusion_workloads) {
+  std::vector<NetworkInfo> out;
+  for (const Entry& e : Table()) {
+    if (e.fusion_workload == fusion_workloads) out.push_back(e.info);
+  }
+  return out;
+}
+
+std::vector<std::string> NamesOf(bool fusion_workloads) {
+  std::vector<std::string> out;
+  for (const NetworkInfo& info : InfosOf(fusion_workloads)) out.push_back(info.name);
+  return out;
 }
 
 }  // namespace
 
-std::vector<NetworkInfo> Networks() {
-  std::vector<NetworkInfo> out;
-  for (const Entry& e : Table()) out.push_back(e.info);
-  return out;
-}
-
-std::vector<std::string> NetworkNames() {
-  std::vector<std::string> out;
-  for (const Entry& e : Table()) out.push_back(e.info.name);
-  return out;
-}
+std::vector<NetworkInfo> Networks() { return InfosOf(false); }
+std::vector<std::string> NetworkNames() { return NamesOf(false); }
+std::vector<NetworkInfo> FusionWorkloads() { return InfosOf(true); }
+std::vector<std::string> FusionWorkloadNames() { return NamesOf(true); }
 
 absl::StatusOr<graph::Graph> BuildNetwork(const std::string& name, const NetworkOptions& options) {
   absl::StatusOr<const Entry*> e = Find(name);

@@ -21,6 +21,14 @@
 // (lstm_lm: sequence-major as PyTorch's word_language_model; output row t * N + b is step t of
 // sequence b.) Weight constants carry torch's parameter names, so baselines/torch/networks can
 // load the same values.
+//
+// BuildNetwork and NetworkInputs also make the four small workloads of the paper's Fig. 4
+// (operator fusion on and off), which are not in Networks() and have no libtorch module:
+//   conv_bn_relu       data float32[N, 128, 28, 28]  -> float32[N, 256, 28, 28]
+//   depthwise_bn_relu  data float32[N, 512, 14, 14]  -> float32[N, 512, 14, 14]
+//   rnn_cell           x, h float32[N, 128]          -> h' float32[N, 128]
+//   lstm_cell          x, h, c float32[N, 128]       -> h', c' float32[N, 128]
+// (the cells written with primitive operators; inputs in [-1, 1)).
 namespace tessel::workloads::networks {
 
 struct NetworkOptions {
@@ -33,11 +41,15 @@ struct NetworkInfo {
   std::string summary;  // one line, for `tessel list`
 };
 
-// Every network, in the order above.
+// The five end-to-end networks, in the order above.
 std::vector<NetworkInfo> Networks();
 std::vector<std::string> NetworkNames();
 
-// The graph of network `name`. NotFound (listing the names) for an unknown name;
+// Fig. 4's fusion workloads, in the order above.
+std::vector<NetworkInfo> FusionWorkloads();
+std::vector<std::string> FusionWorkloadNames();
+
+// The graph of network or fusion workload `name`. NotFound (listing the names) for an unknown name;
 // InvalidArgument for a batch below 1.
 absl::StatusOr<graph::Graph> BuildNetwork(const std::string& name, const NetworkOptions& options);
 

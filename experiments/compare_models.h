@@ -1,0 +1,100 @@
+#pragma once
+
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/driver/compile_model.h"
+#include "compiler/ops/op_runner.h"
+#include "compiler/runtime/ndarray.h"
+#include "search/records/apply_history_best.h"
+
+// Whole networks run several ways in one process and timed against each other: the measuring
+// core of `tessel bench model` (cli/model_bench.h) and of `kind: models` experiments
+// (models_runner.h).
+//
+// One network of workloads/networks (weights seed 0, inputs seed 1) is built once and prepared
+// as every variant asks: compiled by Tessel with its CompileOptions, or its libtorch version
+// (baselines/torch/networks) on the same weights. Then:
+//   1. outputs: every variant runs once and its outputs are compared with the reference, the
+//      first libtorch variant's outputs, or without one the graph evaluated node by node by
+//      libtorch (graph::EvaluateReference); a variant that differs beyond the tolerance is an
+//      error naming it, and nothing is timed;
+//   2. warm-up: `warmup` rounds, each running every variant once, in order;
+//   3. runs per repeat: with min_repeat_ms > 0, each variant's count of back-to-back runs is
+//      grown (untimed) until one repeat lasts at least min_repeat_ms; else 1;
+//   4. repeats: `repeat` rounds, each timing one repeat of every variant in order (round robin,
+//      so that all variants see the same machine state over the run); a repeat's time is the
+//      mean seconds per run of its batch (std::chrono::steady_clock).
+// Threads: Tessel's thread pool (runtime::ThreadPool::Global(), which also sizes the templates'
+// parallel loops at compile time) and libtorch's intra-op threads are both set to `threads`
+// before anything is compiled or run, and stay so afterwards.
+namespace tessel::experiments {
+
+// One way of running the network.
+struct ModelVariant {
+  std::string name;                     // as reported
+  bool libtorch = false;                // true: the libtorch version; false: Tessel with `compile`
+  driver::CompileOptions compile = {};  // Tessel's options (optimize_graph, fuse, ...)
+};
+
+struct CompareOptions {
+  std::string target = "llvm";  // Tessel's (driver::ResolveCompileTarget: an llvm target here)
+  int threads = 1;              // >= 1
+  int64_t batch = 1;            // >= 1
+  int repeat = 7;               // >= 1 (commands and configs ask for >= 5)
+  int warmup = 3;               // >= 0
+  double min_repeat_ms = 0;     // >= 0; 0: one run per repeat
+  // Tuned configs for Tessel's kernels; null: every kernel its template's fallback.
+  const search::ApplyHistoryBest* log = nullptr;
+  // Whole networks: float32 sums over thousands of terms in another order (and Winograd's
+  // transforms) differ from libtorch's by more than single operators do.
+  ops::Tolerance tolerance{.atol = 2e-3, .rtol = 2e-3};
+};
+
+struct VariantTiming {
+  std::string name;
+  bool libtorch = false;
+  std::vector<double> seconds;  // mean seconds per run, one per repeat, in repeat order
+  int runs_per_repeat = 1;
+  // Tessel variants: what Compile made (CompiledModel's steps, fused steps, kernels, tuned
+  // kernels) and its warnings (a task without a tuned config, ...); 0 and none for libtorch.
+  int steps = 0;
+  int fused_steps = 0;
+  int kernels = 0;
+  int tuned_kernels = 0;
+  double compile_seconds = 0;
+  std::vector<std::string> warnings;
+};
+
+struct ModelComparison {
+  std::string network;
+  std::string target;                   // resolved
+  std::string reference;                // what the outputs were checked against, in words
+  std::vector<VariantTiming> variants;  // in the order asked
+};
+
+// Median over repeats of base.seconds[i] / v.seconds[i] (the two runs of one round): > 1 when v
+// is faster than base. NaN without repeats.
+double PairedSpeedup(const VariantTiming& base, const VariantTiming& v);
+
+// Errors: bad options (naming the field), an unknown network or one without a libtorch version
+// when a variant asks for it (NotFound naming it), a Tessel variant that does not compile or
+// run (naming the variant), outputs that differ (CheckSameOutputs).
+absl::StatusOr<ModelComparison> CompareModels(const std::string& network,
+                                              const std::vector<ModelVariant>& variants,
+                                              const CompareOptions& options);
+
+// Ok when `got` (variant `variant`'s outputs) equal `want` (the reference's) within tolerance;
+// otherwise Internal "<network>: variant '<variant>' differs from <reference>: <first
+// mismatch>".
+absl::Status CheckSameOutputs(const std::string& network, const std::string& variant,
+                              const std::vector<runtime::NDArray>& got,
+                              const std::string& reference,
+                              const std::vector<runtime::NDArray>& want,
+                              const ops::Tolerance& tolerance);
+
+}  // namespace tessel::experiments
