@@ -239,4 +239,18 @@ absl::Status YamlError(const Context& ctx, const YAML::Exception& e) {
       absl::StrCat(ctx.path, ":", e.mark.is_null() ? 0 : e.mark.line + 1, ": ", e.msg));
 }
 
+absl::Status ReadCommonKeys(const Context& ctx, const YAML::Node& doc, std::string& name,
+                            std::string& target, int& threads) {
+  TESSEL_ASSIGN_OR_RETURN(YAML::Node n, Require(ctx, doc, "", "name"));
+  TESSEL_ASSIGN_OR_RETURN(name, ReadString(ctx, n, "name"));
+  TESSEL_RETURN_IF_ERROR(CheckName(ctx, n, "name", name));
+  if (YAML::Node t = doc["target"]; t.IsDefined()) {
+    TESSEL_ASSIGN_OR_RETURN(target, ReadString(ctx, t, "target"));
+  }
+  if (YAML::Node t = doc["threads"]; t.IsDefined()) {
+    TESSEL_ASSIGN_OR_RETURN(threads, ReadInt(ctx, t, "threads", 1, 1024));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace tessel::experiments::fields

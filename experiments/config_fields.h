@@ -86,4 +86,9 @@ absl::StatusOr<YAML::Node> LoadYaml(const Context& ctx, const std::string& text)
 // style of error, at the exception's line.
 absl::Status YamlError(const Context& ctx, const YAML::Exception& e);
 
+// The keys every kind of config has: `name` (required, CheckName), `target` and `threads`
+// (1..1024), each left as it is when absent.
+absl::Status ReadCommonKeys(const Context& ctx, const YAML::Node& doc, std::string& name,
+                            std::string& target, int& threads);
+
 }  // namespace tessel::experiments::fields

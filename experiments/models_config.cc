@@ -146,15 +146,7 @@ absl::StatusOr<ModelsConfig> ReadConfig(const Context& ctx, const YAML::Node& do
   TESSEL_RETURN_IF_ERROR(CheckKnown(ctx, kind, "kind", "experiment kind", kind_name, {"models"}));
   ModelsConfig c;
 
-  TESSEL_ASSIGN_OR_RETURN(YAML::Node name, Require(ctx, doc, "", "name"));
-  TESSEL_ASSIGN_OR_RETURN(c.name, ReadString(ctx, name, "name"));
-  TESSEL_RETURN_IF_ERROR(CheckName(ctx, name, "name", c.name));
-  if (YAML::Node n = doc["target"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(c.target, ReadString(ctx, n, "target"));
-  }
-  if (YAML::Node n = doc["threads"]; n.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(c.threads, ReadInt(ctx, n, "threads", 1, 1024));
-  }
+  TESSEL_RETURN_IF_ERROR(fields::ReadCommonKeys(ctx, doc, c.name, c.target, c.threads));
   if (YAML::Node n = doc["batch"]; n.IsDefined()) {
     TESSEL_ASSIGN_OR_RETURN(c.batch, ReadInt(ctx, n, "batch", 1, 4096));
   }

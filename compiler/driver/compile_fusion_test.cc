@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "compiler/driver/compile_check.h"
 #include "compiler/driver/compile_model.h"
 #include "compiler/driver/compile_target.h"
 #include "compiler/driver/test_graphs.h"
@@ -35,26 +36,12 @@ runtime::NDArray Random(const std::vector<int64_t>& shape, uint32_t seed, double
   return RandomArray(shape, graph::kFloat32, low, high, seed);
 }
 
-// Compiles with `options`, runs, compares with libtorch; returns the model. These tests are about
-// fused tails as such, so the layout pass is off by default (compile_layout_test has it on).
-CompiledModel ExpectMatchesReference(const TestGraph& t,
-                                     const CompileOptions& options = {.alter_layout = false},
-                                     const search::ApplyHistoryBest* log = nullptr) {
-  absl::StatusOr<CompiledModel> m = Compile(t.graph, "llvm", log, options);
-  EXPECT_TRUE(m.ok()) << m.status();
-  if (!m.ok()) return {};
-  absl::StatusOr<runtime::GraphExecutor> exec = MakeExecutor(*m);
-  EXPECT_TRUE(exec.ok()) << exec.status();
-  if (!exec.ok()) return *std::move(m);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = exec->Run(t.inputs);
-  EXPECT_TRUE(got.ok()) << got.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> want = graph::EvaluateReference(t.graph, t.inputs);
-  EXPECT_TRUE(want.ok()) << want.status();
-  if (got.ok() && want.ok()) {
-    absl::Status same = ops::CompareOutputs(*got, *want, {.atol = 1e-4, .rtol = 1e-4});
-    EXPECT_TRUE(same.ok()) << same;
-  }
-  return *std::move(m);
+// These tests are about fused tails as such, so the layout pass is off unless a test turns it
+// on (compile_layout_test has it on).
+CompiledModel CompileAndCheck(const TestGraph& t,
+                              const CompileOptions& options = {.alter_layout = false},
+                              const search::ApplyHistoryBest* log = nullptr) {
+  return testing::ExpectMatchesReference(t, options, log);
 }
 
 // Node names of each step, the master first: {"conv", "bias", ...}.
@@ -99,7 +86,7 @@ TestGraph EveryTailOperator() {
 
 TEST(CompileFusionTest, EveryTailOperatorFusesIntoOneKernel) {
   const TestGraph t = EveryTailOperator();
-  const CompiledModel m = ExpectMatchesReference(t);
+  const CompiledModel m = CompileAndCheck(t);
   ASSERT_EQ(m.steps.size(), 1u);
   const CompiledStep& step = m.steps[0];
   EXPECT_EQ(step.nodes.size(), m.graph.nodes.size());
@@ -129,7 +116,7 @@ TEST(CompileFusionTest, DenseTakesAResidual) {
   y = b.Op("relu", {y}, {}, "relu");
   b.Output(y);
   const TestGraph t = Finish(b, {Random({4, 32}, 7), Random({4, 16}, 8)});
-  const CompiledModel m = ExpectMatchesReference(t);
+  const CompiledModel m = CompileAndCheck(t);
   EXPECT_EQ(StepNodes(m), (std::vector<std::vector<std::string>>{{"fc", "residual", "relu"}}));
 }
 
@@ -145,16 +132,16 @@ TEST(CompileFusionTest, BlockedTemplatesStopBeforeAStridedResidual) {
   y = b.Op("add", {y, x}, {}, "residual");
   b.Output(y);
   const TestGraph t = Finish(b, {Random({1, 32, 8, 8}, 7)});
-  const CompiledModel split = ExpectMatchesReference(t);
+  const CompiledModel split = CompileAndCheck(t);
   EXPECT_EQ(StepNodes(split),
             (std::vector<std::vector<std::string>>{{"dw", "bias_add", "relu"}, {"residual"}}));
   EXPECT_EQ(split.kernels[0].task.template_name, "depthwise_conv2d_nchwc.x86");
-  const CompiledModel fused = ExpectMatchesReference(
+  const CompiledModel fused = CompileAndCheck(
       t, {.alter_layout = false, .strided_tail_inputs = StridedTailInputs::kAlways});
   EXPECT_EQ(StepNodes(fused),
             (std::vector<std::vector<std::string>>{{"dw", "bias_add", "relu", "residual"}}));
-  const CompiledModel never = ExpectMatchesReference(
-      t, {.alter_layout = false, .strided_tail_inputs = StridedTailInputs::kNever});
+  const CompiledModel never =
+      CompileAndCheck(t, {.alter_layout = false, .strided_tail_inputs = StridedTailInputs::kNever});
   EXPECT_EQ(StepNodes(never), StepNodes(split));
 }
 
@@ -172,11 +159,11 @@ TEST(CompileFusionTest, AGroupSplitsWhereTheTailCannotGoOn) {
   b.Output(y);
   const TestGraph t = Finish(b, {Random({1, 8, 6, 6}, 6), Random({16}, 7), Random({16}, 8),
                                  Random({16}, 9), Random({16}, 10, 0.5, 1.5)});
-  const CompiledModel m = ExpectMatchesReference(t);
+  const CompiledModel m = CompileAndCheck(t);
   EXPECT_EQ(StepNodes(m),
             (std::vector<std::vector<std::string>>{{"conv", "relu"}, {"bn"}, {"sigmoid"}}));
   // Fusion off: every node its own kernel.
-  const CompiledModel off = ExpectMatchesReference(t, {.fuse = false, .alter_layout = false});
+  const CompiledModel off = CompileAndCheck(t, {.fuse = false, .alter_layout = false});
   EXPECT_EQ(off.steps.size(), 4u);
   EXPECT_EQ(off.NumFusedSteps(), 0);
 }
@@ -198,7 +185,7 @@ TEST(CompileFusionTest, IdenticalFusedGroupsShareAKernel) {
   y = b.Op("sigmoid", {y}, {}, "c_sigmoid");
   b.Output(y);
   const TestGraph t = Finish(b, {Random({1, 16, 8, 8}, 7)});
-  const CompiledModel m = ExpectMatchesReference(t);
+  const CompiledModel m = CompileAndCheck(t);
   ASSERT_EQ(m.steps.size(), 3u);
   EXPECT_EQ(m.steps[0].kernel, m.steps[1].kernel);
   EXPECT_NE(m.steps[0].kernel, m.steps[2].kernel);
@@ -243,23 +230,11 @@ TEST(CompileFusionTest, ATunedConfigAppliesToAFusedGroup) {
   const search::Config chosen = space->Neighbour(fallback, rng);
   ASSERT_FALSE(chosen == fallback);
 
-  const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string log_path = std::string(dir ? dir : "/tmp") + "/fused.jsonl";
-  std::remove(log_path.c_str());
-  {
-    absl::StatusOr<search::LogWriter> writer = search::LogWriter::Open(log_path);
-    ASSERT_TRUE(writer.ok()) << writer.status();
-    search::Record good;
-    good.task = task;
-    good.config = chosen.ToJson();
-    good.config_index = chosen.index();
-    good.result.costs = {1e-6};
-    ASSERT_TRUE(writer->Append({good}).ok());
-  }
-  absl::StatusOr<search::ApplyHistoryBest> log = search::ApplyHistoryBest::FromLogs({log_path});
+  absl::StatusOr<search::ApplyHistoryBest> log =
+      testing::LogWithConfig(task, chosen, "fused.jsonl");
   ASSERT_TRUE(log.ok()) << log.status();
 
-  const CompiledModel m = ExpectMatchesReference(*tiny, {.alter_layout = false}, &*log);
+  const CompiledModel m = CompileAndCheck(*tiny, {.alter_layout = false}, &*log);
   ASSERT_FALSE(m.steps.empty());
   EXPECT_EQ(m.steps[0].nodes.size(), 2u);  // conv + relu
   const CompiledKernel& k = m.kernels[static_cast<size_t>(m.steps[0].kernel)];

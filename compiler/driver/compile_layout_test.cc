@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "compiler/driver/compile_check.h"
 #include "compiler/driver/compile_model.h"
 #include "compiler/driver/compile_target.h"
 #include "compiler/driver/test_graphs.h"
@@ -22,6 +23,7 @@ namespace {
 using graph::Builder;
 using graph::ValueId;
 using runtime::KernelArg;
+using testing::ExpectMatchesReference;
 using testing::RandomArray;
 using testing::TestGraph;
 
@@ -49,25 +51,6 @@ TestGraph ResidualBlocks() {
   absl::StatusOr<graph::Graph> g = b.Finish();
   EXPECT_TRUE(g.ok()) << g.status();
   return {*std::move(g), {RandomArray({1, 16, 8, 8}, graph::kFloat32, -1, 1, 99)}};
-}
-
-CompiledModel ExpectMatchesReference(const TestGraph& t, const CompileOptions& options = {},
-                                     const search::ApplyHistoryBest* log = nullptr) {
-  absl::StatusOr<CompiledModel> m = Compile(t.graph, "llvm", log, options);
-  EXPECT_TRUE(m.ok()) << m.status();
-  if (!m.ok()) return {};
-  absl::StatusOr<runtime::GraphExecutor> exec = MakeExecutor(*m);
-  EXPECT_TRUE(exec.ok()) << exec.status();
-  if (!exec.ok()) return *std::move(m);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = exec->Run(t.inputs);
-  absl::StatusOr<std::vector<runtime::NDArray>> want = graph::EvaluateReference(t.graph, t.inputs);
-  EXPECT_TRUE(got.ok()) << got.status();
-  EXPECT_TRUE(want.ok()) << want.status();
-  if (got.ok() && want.ok()) {
-    absl::Status same = ops::CompareOutputs(*got, *want, {.atol = 1e-4, .rtol = 1e-4});
-    EXPECT_TRUE(same.ok()) << same;
-  }
-  return *std::move(m);
 }
 
 std::string StepText(const CompiledModel& m, const CompiledStep& step) {
@@ -128,20 +111,8 @@ TEST(CompileLayoutTest, ATunedConfigsBlocksBecomeTheGraphs) {
   absl::StatusOr<search::Config> chosen = space->FromJson(config);
   ASSERT_TRUE(chosen.ok()) << chosen.status();
 
-  const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string log_path = std::string(dir ? dir : "/tmp") + "/layout.jsonl";
-  std::remove(log_path.c_str());
-  {
-    absl::StatusOr<search::LogWriter> writer = search::LogWriter::Open(log_path);
-    ASSERT_TRUE(writer.ok()) << writer.status();
-    search::Record good;
-    good.task = task;
-    good.config = chosen->ToJson();
-    good.config_index = chosen->index();
-    good.result.costs = {1e-6};
-    ASSERT_TRUE(writer->Append({good}).ok());
-  }
-  absl::StatusOr<search::ApplyHistoryBest> log = search::ApplyHistoryBest::FromLogs({log_path});
+  absl::StatusOr<search::ApplyHistoryBest> log =
+      testing::LogWithConfig(task, *chosen, "layout.jsonl");
   ASSERT_TRUE(log.ok()) << log.status();
   const CompiledModel m = ExpectMatchesReference(t, {}, &*log);
   bool found = false;

@@ -22,7 +22,10 @@
 //     a placeholder of the value's own shape in its logical layout, read at the numpy broadcast
 //     of l onto that shape (nn::BroadcastIndex). A value read twice is one input.
 // Numpy broadcasting composes, so a node whose own output is smaller than the group's (a tail
-// node over constants only) is evaluated at l the same way.
+// node over constants only) is evaluated at l the same way. When the master's output is held
+// blocked (node_layout.h, the layout pass), the group's values are blocked too and l is the
+// blocked index, which is the program's own output index (OutputTail::program_index): a residual
+// held in the same blocks is then read contiguously, not gathered.
 //
 // A group is not expressible (BuildFusedTail fails with FailedPrecondition saying why; the
 // caller compiles it otherwise) when:

@@ -40,7 +40,9 @@ struct KernelGroups {
   std::vector<std::optional<FusedTail>> tails;
 };
 
-// What the template named `template_name` may fuse. Decided by measurement
+// What the template named `template_name` may fuse when its output is logical NCHW (with the
+// layout pass, a blocked output's tail reads its inputs in the same blocks and is never
+// channel-strided, so it takes a residual). Decided by measurement
 // (compiler/ops/x86/fused_tail_bench and whole networks; the numbers are in kernel_groups.cc):
 // the templates with a blocked output stage (conv2d_nchwc, conv2d_winograd,
 // depthwise_conv2d_nchwc, conv2d_transpose_nchwc) take no channel-strided tail input (a
