@@ -38,7 +38,7 @@ bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space) {
 graph::passes::LayoutChooser KernelLayoutChooser(const std::string& target,
                                                  const ops::TargetFacts& facts,
                                                  const search::ApplyHistoryBest* log) {
-  return [target, &facts, log](const graph::Graph& g,
+  return [target, facts, log](const graph::Graph& g,
                                const graph::Node& node) -> std::optional<graph::NodeLayout> {
     absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(g, node);
     if (!args.ok()) return std::nullopt;
