@@ -236,18 +236,9 @@ absl::StatusOr<ExperimentConfig> ReadConfig(const Context& ctx, const YAML::Node
 absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& text,
                                                        const std::string& path,
                                                        const KnownNames& known) {
-  const Context ctx{path.empty() ? "<config>" : path};
-  TESSEL_ASSIGN_OR_RETURN(const YAML::Node doc, fields::LoadYaml(ctx, text));
-  absl::StatusOr<ExperimentConfig> config;
-  try {
-    config = ReadConfig(ctx, doc, known);
-  } catch (const YAML::Exception& e) {
-    return fields::YamlError(ctx, e);
-  }
-  if (!config.ok()) return config.status();
-  config->source_path = path;
-  config->source_text = text;
-  return config;
+  return fields::ParseYamlConfig<ExperimentConfig>(
+      text, path,
+      [&](const Context& ctx, const YAML::Node& doc) { return ReadConfig(ctx, doc, known); });
 }
 
 absl::StatusOr<ExperimentConfig> LoadExperimentConfig(const std::string& path,

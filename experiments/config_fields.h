@@ -86,6 +86,25 @@ absl::StatusOr<YAML::Node> LoadYaml(const Context& ctx, const std::string& text)
 // style of error, at the exception's line.
 absl::Status YamlError(const Context& ctx, const YAML::Exception& e);
 
+// A config of type C (with source_path and source_text) from YAML `text`: parsed, then read by
+// `read(ctx, doc)`; a YAML error is one naming its line. `path` is only used in messages.
+template <typename C, typename Read>
+absl::StatusOr<C> ParseYamlConfig(const std::string& text, const std::string& path, Read read) {
+  const Context ctx{path.empty() ? "<config>" : path};
+  absl::StatusOr<YAML::Node> doc = LoadYaml(ctx, text);
+  if (!doc.ok()) return doc.status();
+  absl::StatusOr<C> config;
+  try {
+    config = read(ctx, *doc);
+  } catch (const YAML::Exception& e) {
+    return YamlError(ctx, e);
+  }
+  if (!config.ok()) return config.status();
+  config->source_path = path;
+  config->source_text = text;
+  return config;
+}
+
 // The keys every kind of config has: `name` (required, CheckName), `target` and `threads`
 // (1..1024), each left as it is when absent.
 absl::Status ReadCommonKeys(const Context& ctx, const YAML::Node& doc, std::string& name,
