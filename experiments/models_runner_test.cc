@@ -14,6 +14,7 @@
 
 #include "experiments/load_config.h"
 #include "experiments/registered_names.h"
+#include "experiments/test_files.h"
 #include "search/records/log.h"
 
 namespace tessel::experiments {
@@ -31,23 +32,8 @@ variants:
   - {name: fusion}
 )";
 
-std::string Read(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-int Lines(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
-
 absl::StatusOr<ModelsConfig> Parse(const std::string& text) {
   return ParseModelsConfig(text, "tiny.yaml", RegisteredNames());
-}
-
-std::string OutDir(const std::string& name) {
-  return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
 }
 
 bool HasMatplotlib() {
@@ -58,7 +44,7 @@ TEST(ModelsRunnerTest, TinyExperimentWritesEveryFile) {
   absl::StatusOr<ModelsConfig> config = Parse(kTiny);
   ASSERT_TRUE(config.ok()) << config.status();
   RunnerOptions options;
-  options.out_dir = OutDir("tiny");
+  options.out_dir = testing::TestOutDir("tiny");
   std::ostringstream progress;
   options.progress = &progress;
   absl::StatusOr<ModelsOutcome> outcome = RunModelsExperiment(*config, options);
@@ -68,20 +54,20 @@ TEST(ModelsRunnerTest, TinyExperimentWritesEveryFile) {
   EXPECT_NE(progress.str().find("[network 1/1] rnn_cell: no_fusion "), std::string::npos)
       << progress.str();
 
-  const std::string summary = Read(out + "/summary.csv");
-  ASSERT_EQ(Lines(summary), 3) << summary;
+  const std::string summary = testing::ReadFile(out + "/summary.csv");
+  ASSERT_EQ(testing::CountLines(summary), 3) << summary;
   EXPECT_EQ(summary.substr(0, summary.find('\n')),
             "network,variant,median_ms,min_ms,max_ms,speedup");
   EXPECT_NE(summary.find("\nrnn_cell,no_fusion,"), std::string::npos) << summary;
   EXPECT_NE(summary.find(",1.0000\n"), std::string::npos) << summary;  // the first variant's
   EXPECT_NE(summary.find("\nrnn_cell,fusion,"), std::string::npos) << summary;
 
-  const std::string times = Read(out + "/times.csv");
+  const std::string times = testing::ReadFile(out + "/times.csv");
   EXPECT_EQ(times.substr(0, times.find('\n')), "network,variant,repeat,ms,runs_per_repeat");
-  EXPECT_EQ(Lines(times), 1 + 2 * 5) << times;
+  EXPECT_EQ(testing::CountLines(times), 1 + 2 * 5) << times;
   EXPECT_NE(times.find("\nrnn_cell,fusion,5,"), std::string::npos) << times;
 
-  const std::string md = Read(out + "/summary.md");
+  const std::string md = testing::ReadFile(out + "/summary.md");
   for (const char* piece :
        {"# Experiment `tiny_fusion`", "- machine: ", "- build: commit ", "- tuning: none",
         "| rnn_cell | no_fusion | Tessel with graph optimizations, fusion off | 4 (0 fused) |",
@@ -108,7 +94,7 @@ TEST(ModelsRunnerTest, TunesIntoTheLogThenResumes) {
   ASSERT_TRUE(config.ok()) << config.status();
   config->variants.pop_back();  // one variant is enough here
   RunnerOptions options;
-  options.out_dir = OutDir("tuned");
+  options.out_dir = testing::TestOutDir("tuned");
   options.plot = false;
   std::ostringstream progress;
   options.progress = &progress;
@@ -119,7 +105,7 @@ TEST(ModelsRunnerTest, TunesIntoTheLogThenResumes) {
   absl::StatusOr<std::vector<search::Record>> records = search::ReadLog(log);
   ASSERT_TRUE(records.ok()) << records.status();
   EXPECT_EQ(records->size(), 2u);
-  const std::string md = Read(outcome->out_dir + "/summary.md");
+  const std::string md = testing::ReadFile(outcome->out_dir + "/summary.md");
   EXPECT_NE(md.find("  - rnn_cell: 1 tasks, 2 trials in `logs/rnn_cell.jsonl`"), std::string::npos)
       << md;
   // The cell's two dense nodes share one kernel, tuned; add and tanh keep their fallbacks.
@@ -149,7 +135,7 @@ TEST_P(UnrunnableModelsConfigTest, IsAnErrorBeforeMeasuring) {
   absl::StatusOr<ModelsConfig> config = Parse(std::string(kTiny) + GetParam().extra);
   ASSERT_TRUE(config.ok()) << config.status();
   RunnerOptions options;
-  options.out_dir = OutDir("unrunnable");
+  options.out_dir = testing::TestOutDir("unrunnable");
   absl::StatusOr<ModelsOutcome> outcome = RunModelsExperiment(*config, options);
   ASSERT_FALSE(outcome.ok());
   EXPECT_TRUE(absl::IsInvalidArgument(outcome.status())) << outcome.status();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "experiments/atomic_file.h"
+#include "experiments/test_files.h"
 
 namespace tessel::experiments {
 namespace {
@@ -135,20 +136,13 @@ TEST(ReportTest, SummaryTableForTheTerminal) {
   EXPECT_NE(table.find("      50%"), std::string::npos) << table;  // xgb+sa: 1/3 and 2/3
 }
 
-std::string Read(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 TEST(AtomicFileTest, WritesReplacesAndLeavesNoTemporary) {
   const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/atomic/a/b";
   const std::string path = dir + "/out.csv";
   ASSERT_TRUE(WriteFileAtomically(path, "one\n").ok());
-  EXPECT_EQ(Read(path), "one\n");
+  EXPECT_EQ(testing::ReadFile(path), "one\n");
   ASSERT_TRUE(WriteFileAtomically(path, "two\n").ok());
-  EXPECT_EQ(Read(path), "two\n");
+  EXPECT_EQ(testing::ReadFile(path), "two\n");
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     ++files;

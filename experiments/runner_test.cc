@@ -12,6 +12,7 @@
 
 #include "experiments/config.h"
 #include "experiments/registered_names.h"
+#include "experiments/test_files.h"
 #include "search/records/log.h"
 
 namespace tessel::experiments {
@@ -33,30 +34,15 @@ baselines: [onednn]
 measure: {repeat: 2, min_repeat_ms: 1, timeout_seconds: 20, build_workers: 2}
 )";
 
-std::string Read(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-int Lines(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
-
 absl::StatusOr<ExperimentConfig> Parse(const std::string& text) {
   return ParseExperimentConfig(text, "tiny.yaml", RegisteredNames());
-}
-
-std::string OutDir(const std::string& name) {
-  return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
 }
 
 TEST(RunnerTest, TinyExperimentEndToEndThenResumes) {
   absl::StatusOr<ExperimentConfig> config = Parse(kTiny);
   ASSERT_TRUE(config.ok()) << config.status();
   RunnerOptions options;
-  options.out_dir = OutDir("tiny");
+  options.out_dir = testing::TestOutDir("tiny");
   std::ostringstream progress;
   options.progress = &progress;
   absl::StatusOr<ExperimentOutcome> outcome = RunExperiment(*config, options);
@@ -82,21 +68,21 @@ TEST(RunnerTest, TinyExperimentEndToEndThenResumes) {
     EXPECT_EQ(records->size(), 8u) << strategy;
   }
 
-  const std::string trials = Read(out + "/trials.csv");
+  const std::string trials = testing::ReadFile(out + "/trials.csv");
   EXPECT_EQ(trials.substr(0, trials.find('\n')),
             "workload,strategy,seed,trial,config_index,error,gflops,best_gflops,best_speedup");
-  EXPECT_EQ(Lines(trials), 1 + 16) << trials;
+  EXPECT_EQ(testing::CountLines(trials), 1 + 16) << trials;
   EXPECT_NE(trials.find("\ntiny_conv,random,3,1,"), std::string::npos);
   EXPECT_NE(trials.find("\ntiny_conv,ga,3,8,"), std::string::npos);
 
-  const std::string summary = Read(out + "/summary.csv");
-  ASSERT_EQ(Lines(summary), 3) << summary;
+  const std::string summary = testing::ReadFile(out + "/summary.csv");
+  ASSERT_EQ(testing::CountLines(summary), 3) << summary;
   EXPECT_EQ(summary.substr(0, summary.find('\n')),
             "strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup");
   EXPECT_NE(summary.find("\nrandom,3,"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\nga,3,"), std::string::npos) << summary;
 
-  const std::string md = Read(out + "/summary.md");
+  const std::string md = testing::ReadFile(out + "/summary.md");
   for (const char* piece : {"# Experiment `tiny`", "- machine: ", "- build: commit ",
                             "| tiny_conv | `conv2d_nchwc.x86` |", "![tiny_conv](tiny_conv.png)",
                             "| random | - | random | 1 | 8 |", "| ga | - | ga | 1 | 8 |",
@@ -108,7 +94,7 @@ TEST(RunnerTest, TinyExperimentEndToEndThenResumes) {
   EXPECT_NE(outcome->table.find("random"), std::string::npos) << outcome->table;
 
   // Rerun: nothing is tuned or measured again, the baseline is reused, the results are the same.
-  const std::string baseline = Read(out + "/baseline.json");
+  const std::string baseline = testing::ReadFile(out + "/baseline.json");
   std::ostringstream again;
   options.progress = &again;
   absl::StatusOr<ExperimentOutcome> rerun = RunExperiment(*config, options);
@@ -118,9 +104,9 @@ TEST(RunnerTest, TinyExperimentEndToEndThenResumes) {
             std::string::npos)
       << again.str();
   EXPECT_NE(again.str().find("from baseline.json"), std::string::npos) << again.str();
-  EXPECT_EQ(Read(out + "/trials.csv"), trials);
-  EXPECT_EQ(Read(out + "/summary.csv"), summary);
-  EXPECT_EQ(Read(out + "/baseline.json"), baseline);
+  EXPECT_EQ(testing::ReadFile(out + "/trials.csv"), trials);
+  EXPECT_EQ(testing::ReadFile(out + "/summary.csv"), summary);
+  EXPECT_EQ(testing::ReadFile(out + "/baseline.json"), baseline);
   for (const auto& entry : std::filesystem::directory_iterator(out)) {
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
   }
@@ -140,7 +126,7 @@ TEST_P(UnrunnableConfigTest, IsAnErrorBeforeMeasuring) {
   absl::StatusOr<ExperimentConfig> config = Parse(GetParam().text);
   ASSERT_TRUE(config.ok()) << config.status();
   RunnerOptions options;
-  options.out_dir = OutDir("unrunnable");
+  options.out_dir = testing::TestOutDir("unrunnable");
   absl::StatusOr<ExperimentOutcome> outcome = RunExperiment(*config, options);
   ASSERT_FALSE(outcome.ok());
   EXPECT_TRUE(absl::IsInvalidArgument(outcome.status())) << outcome.status();
