@@ -9,11 +9,9 @@
 // `tessel conformance DIR [--filter TEXT]`: ONNX test cases imported, compiled for this machine
 // (llvm, untuned), run and compared with the outputs stored beside them.
 //
-// Cases are found anywhere under DIR, in the two layouts of ../shared/conformance/README.md:
-//   - the backend tests': a folder with model.onnx and test_data_set_*/input_K.pb, output_K.pb
-//     (inputs fed in the order of the graph's inputs); compared with rtol 1e-3, atol 1e-5;
-//   - the light models': X.onnx beside X_output_0.pb and no inputs; the input is built from its
-//     declared shape, element i of n being float32(i / n); compared with rtol 1e-3, atol 1e-7.
+// Cases are found anywhere under DIR, in the two layouts of ../shared/conformance/README.md, and
+// fed and compared as compiler/graph/onnx/conformance_cases.h says (the backend tests' stored
+// inputs, rtol 1e-3, atol 1e-5; the light models' ramp input, rtol 1e-3, atol 1e-7).
 // One line per case, in path order: "<case>: passed", "<case>: failed (max abs error E at index
 // [..])" (or the step that failed and why), or "<case>: unsupported: <operator>" (the import or
 // the compiler has no support for an operator). The last line is "N passed, N failed", with

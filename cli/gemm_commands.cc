@@ -2,28 +2,23 @@
 
 #include <absl/strings/str_format.h>
 
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/bench_target.h"
 #include "cli/flags.h"
-#include "cli/gemm_job.h"
-#include "compiler/codegen/llvm/llvm_target.h"
+#include "compiler/runtime/timer.h"
+#include "experiments/gemm_job.h"
+#include "experiments/side_process.h"
 #include "hardware/host/fma_peak.h"
 
 namespace tessel::cli {
-namespace {
 
-absl::StatusOr<ops::x86::GemmProgram> HandSchedule(const GemmShape& shape) {
-  absl::StatusOr<driver::Target> target = driver::Target::Parse(kGemmTarget);
-  if (!target.ok()) return target.status();
-  absl::StatusOr<codegen::llvm_backend::LlvmTarget> t =
-      codegen::llvm_backend::ResolveLlvmTarget(*target);
-  if (!t.ok()) return t.status();
-  return ops::x86::GemmBlocked(shape.m, shape.n, shape.k,
-                               ops::x86::DefaultGemmTiling(t->vector_bits));
-}
-
-}  // namespace
+using experiments::GemmJob;
+using experiments::GemmShape;
+using experiments::kGemmTarget;
 
 absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
   absl::StatusOr<Flags> flags = Flags::Parse("bench gemm", args,
@@ -45,35 +40,52 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
         absl::StrCat("--repeat must be between 5 and 1000, got ", *repeat));
   }
   shape = {*m, *n, *k};
-  absl::StatusOr<GemmJob> job = GemmJob::Create(shape, static_cast<int>(*threads));
-  if (!job.ok()) return job.status();
-  absl::StatusOr<ops::x86::GemmProgram> program = HandSchedule(shape);
-  if (!program.ok()) return program.status();
-  double compile_seconds = 0;
-  absl::StatusOr<runtime::Function> f = job->Compile(*program, &compile_seconds);
-  if (!f.ok()) return f.status();
-  if (absl::Status s = job->Check(*f); !s.ok()) return s;
-  out << BenchMetadata(kGemmTarget, job->threads());
+  if (absl::Status s = experiments::CheckGemmJob(shape, *threads); !s.ok()) return s;
+  // Each side in a timing worker of its own (experiments/side_process.h): OpenBLAS's threads
+  // spin after each call, and would run into ours in one process.
+  const nlohmann::json common = {
+      {"kind", "gemm"}, {"m", shape.m}, {"n", shape.n}, {"k", shape.k}, {"threads", *threads}};
+  nlohmann::json ours_request = common, blas_request = common;
+  ours_request["side"] = "tessel";
+  blas_request["side"] = "openblas";
+  absl::StatusOr<std::unique_ptr<experiments::SideProcess>> ours =
+      experiments::SideProcess::Start("tessel", ours_request);
+  if (!ours.ok()) return ours.status();
+  absl::StatusOr<std::unique_ptr<experiments::SideProcess>> blas =
+      experiments::SideProcess::Start("openblas", blas_request);
+  if (!blas.ok()) return blas.status();
+  if (absl::Status s = experiments::CompareGemmOutputs((*ours)->outputs().at(0),
+                                                       (*blas)->outputs().at(0), shape.k);
+      !s.ok()) {
+    return s;
+  }
+  out << BenchMetadata(kGemmTarget, static_cast<int>(*threads));
   out << absl::StrFormat("gemm %dx%dx%d fp32; compile %.0f ms; output matches OpenBLAS\n", shape.m,
-                         shape.n, shape.k, compile_seconds * 1e3);
-  runtime::TimerOptions options;
+                         shape.n, shape.k, (*ours)->info().value("compile_seconds", 0.0) * 1e3);
+  experiments::RoundRobinOptions options;
   options.repeat = static_cast<int>(*repeat);
   options.warmup = 2;
   options.min_repeat_ms = 100;
-  absl::StatusOr<runtime::Interleaved> timed =
-      runtime::TimeInterleaved([&] { job->Run(*f); }, [&] { job->RunOpenBlas(); }, options);
+  absl::StatusOr<std::vector<experiments::SideTiming>> timed =
+      experiments::TimeRoundRobin({ours->get(), blas->get()}, options);
   if (!timed.ok()) return timed.status();
-  const double ours = runtime::Median(timed->a_seconds);
-  const double blas = runtime::Median(timed->b_seconds);
-  out << absl::StrFormat("tessel:   median %8.3f ms  %7.1f GFLOPS\n", ours * 1e3,
-                         shape.Gflop() / ours);
-  out << absl::StrFormat("openblas: median %8.3f ms  %7.1f GFLOPS\n", blas * 1e3,
-                         shape.Gflop() / blas);
+  const double mine = runtime::Median((*timed)[0].seconds);
+  const double theirs = runtime::Median((*timed)[1].seconds);
+  std::vector<double> ratios;
+  for (size_t i = 0; i < (*timed)[0].seconds.size(); ++i) {
+    ratios.push_back((*timed)[1].seconds[i] / (*timed)[0].seconds[i]);
+  }
+  out << absl::StrFormat("tessel:   median %8.3f ms  %7.1f GFLOPS\n", mine * 1e3,
+                         shape.Gflop() / mine);
+  out << absl::StrFormat("openblas: median %8.3f ms  %7.1f GFLOPS\n", theirs * 1e3,
+                         shape.Gflop() / theirs);
   out << absl::StrFormat(
-      "(%d interleaved repeats after warm-up; ratio = median of per-repeat "
-      "openblas time / tessel time)\n",
-      options.repeat);
-  out << absl::StrFormat("tessel/openblas = %.3f\n", timed->median_ratio);
+      "(%d interleaved repeats after warm-up, each side in a process of its own and timed while "
+      "the other is idle: the idle side used at most %.1f%% of a core; ratio = median of "
+      "per-repeat openblas time / tessel time)\n",
+      options.repeat,
+      100 * std::max((*timed)[0].max_interference, (*timed)[1].max_interference));
+  out << absl::StrFormat("tessel/openblas = %.3f\n", runtime::Median(ratios));
   return absl::OkStatus();
 }
 
@@ -106,7 +118,7 @@ absl::Status BenchSchedules(std::span<const std::string> args, std::ostream& out
   careful.warmup = 2;
   careful.min_repeat_ms = 100;
   const ops::x86::GemmProgram naive = ops::x86::GemmDefault(shape.m, shape.n, shape.k);
-  absl::StatusOr<ops::x86::GemmProgram> hand = HandSchedule(shape);
+  absl::StatusOr<ops::x86::GemmProgram> hand = job->HandSchedule();
   if (!hand.ok()) return hand.status();
   struct Candidate {
     const char* name;

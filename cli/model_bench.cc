@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
 #include <absl/strings/str_join.h>
+#include <absl/strings/str_split.h>
 
 #include <optional>
 
@@ -22,7 +23,8 @@ ArgSpec BenchModelSpec() {
                            {"threads", "threads for both sides (default 2)"},
                            {"batch", "batch size (default 1)"},
                            {"log", "tuning logs, comma-separated: each task's best config"},
-                           {"repeat", "interleaved timed repeats (default 7)"}},
+                           {"repeat", "interleaved timed repeats (default 7)"},
+                           {"only", "time one side alone: tessel or libtorch"}},
                  .switches = {},
                  .aliases = {}};
 }
@@ -56,7 +58,13 @@ absl::Status BenchModel(std::span<const std::string> arg_words, std::ostream& ou
         absl::StrCat("--repeat must be at least 5 (a median of fewer means little), got ", repeat));
   }
   TESSEL_ASSIGN_OR_RETURN(std::string logs, args.Value("log", ""));
+  // Read here so that a bad log is the flag's error; the Tessel side reads it again.
   TESSEL_ASSIGN_OR_RETURN(std::optional<search::ApplyHistoryBest> history, ReadLogFlag(logs));
+  TESSEL_ASSIGN_OR_RETURN(std::string only, args.Value("only", ""));
+  if (!only.empty() && only != "tessel" && only != "libtorch") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--only '", only, "': the sides are tessel and libtorch"));
+  }
   if (batch < 1)
     return absl::InvalidArgumentError(absl::StrCat("--batch must be >= 1, got ", batch));
 
@@ -65,24 +73,34 @@ absl::Status BenchModel(std::span<const std::string> arg_words, std::ostream& ou
   options.batch = batch;
   options.repeat = static_cast<int>(repeat);
   options.warmup = 3;
-  options.log = history ? &*history : nullptr;
-  TESSEL_ASSIGN_OR_RETURN(
-      experiments::ModelComparison c,
-      experiments::CompareModels(name, {{.name = "tessel"}, {.name = "libtorch", .libtorch = true}},
-                                 options));
-  const experiments::VariantTiming& ours = c.variants[0];
-  const experiments::VariantTiming& torch = c.variants[1];
-  for (const std::string& warning : ours.warnings) out << "warning: " << warning << "\n";
+  if (history) options.logs = absl::StrSplit(logs, ',', absl::SkipEmpty());
+  std::vector<experiments::ModelVariant> variants;
+  if (only != "libtorch") variants.push_back({.name = "tessel"});
+  if (only != "tessel") variants.push_back({.name = "libtorch", .libtorch = true});
+  TESSEL_ASSIGN_OR_RETURN(experiments::ModelComparison c,
+                          experiments::CompareModels(name, variants, options));
+  for (const experiments::VariantTiming& v : c.variants) {
+    for (const std::string& warning : v.warnings) out << "warning: " << warning << "\n";
+  }
   out << BenchMetadata(c.target, options.threads);
-  out << absl::StrFormat(
-      "network: %s, batch %d, %d kernels, outputs equal libtorch's (atol %g, "
-      "rtol %g)\n",
-      name, batch, ours.kernels, options.tolerance.atol, options.tolerance.rtol);
-  out << absl::StrFormat("tessel   %9.3f ms (median of %d interleaved repeats)\n",
-                         runtime::Median(ours.seconds) * 1e3, repeat);
-  out << absl::StrFormat("libtorch %9.3f ms\n", runtime::Median(torch.seconds) * 1e3);
-  out << absl::StrFormat("tessel/libtorch speedup = %.3f\n",
-                         experiments::PairedSpeedup(torch, ours));
+  if (only.empty()) {
+    out << absl::StrFormat(
+        "network: %s, batch %d, %d kernels, outputs equal libtorch's (atol %g, rtol %g)\n", name,
+        batch, c.variants[0].kernels, options.tolerance.atol, options.tolerance.rtol);
+  } else {
+    out << absl::StrFormat("network: %s, batch %d, %s alone\n", name, batch, only);
+  }
+  out << "each side in a process of its own, timed while the other is idle\n";
+  for (const experiments::VariantTiming& v : c.variants) {
+    out << absl::StrFormat(
+        "%-8s %9.3f ms (median of %d%s repeats; the other side's CPU use during them: max %.1f%%)\n",
+        v.name, runtime::Median(v.seconds) * 1e3, repeat, only.empty() ? " interleaved" : "",
+        v.max_interference * 100);
+  }
+  if (only.empty()) {
+    out << absl::StrFormat("tessel/libtorch speedup = %.3f\n",
+                           experiments::PairedSpeedup(c.variants[1], c.variants[0]));
+  }
   return absl::OkStatus();
 }
 

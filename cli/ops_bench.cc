@@ -7,17 +7,16 @@
 #include <cstdlib>
 #include <optional>
 
-#include "baselines/dnnl/conv2d.h"
 #include "baselines/torch/reference.h"
 #include "cli/bench_target.h"
 #include "cli/flags.h"
-#include "cli/op_job.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/x86/conv2d_strategy.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
+#include "experiments/side_process.h"
 #include "search/records/apply_history_best.h"
 #include "workloads/table2.h"
 
@@ -28,6 +27,7 @@ struct Row {
   std::string layer, template_name, correct;
   std::string config;  // with a tuning log: "tuned" or "fallback"
   double gflop = 0, ours_ms = 0, dnnl_ms = 0, ratio = 0;
+  double interference = 0;  // the most CPU the idle side used while the other was timed
   bool conv = true;  // C layer (else D)
 };
 
@@ -53,9 +53,11 @@ ops::Tolerance ToleranceFor(const std::string& template_name) {
 }
 
 // history: tuned configs, looked up by the layer's task (tessel tune resolves its target as this
-// benchmark does); null for the fallback configs.
+// benchmark does); null for the fallback configs. Ours and oneDNN each run in a timing worker of
+// their own (experiments/side_process.h), on the same inputs; the output is checked against
+// libtorch here after the timing.
 absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetFacts& facts,
-                               int threads, const runtime::TimerOptions& timer,
+                               int threads, const experiments::RoundRobinOptions& timer,
                                const search::ApplyHistoryBest* history) {
   Row row;
   row.layer = layer.name;
@@ -65,33 +67,45 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
   TESSEL_ASSIGN_OR_RETURN(ops::nn::Conv2dAttrs attrs, ops::nn::ReadConv2dAttrs(layer.name, args));
   row.template_name = ops::x86::SelectConv2dTemplate(attrs, facts);
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(row.template_name));
-  std::optional<search::Config> tuned;
+  nlohmann::json config = nullptr;  // the fallback
   if (history != nullptr) {
     search::Task task{.template_name = row.template_name, .args = args, .target = facts.target};
     TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback, ops::InstantiateFallback(*t, args, facts));
-    tuned = history->Query(task, fallback.space, fallback.config);
+    config = history->Query(task, fallback.space, fallback.config).ToJson();
     row.config = history->Best(task.Key()) ? "tuned" : "fallback";
   }
-  TESSEL_ASSIGN_OR_RETURN(OpJob ours,
-                          OpJob::Create(*t, args, facts, /*seed=*/1, tuned ? &*tuned : nullptr));
+  const nlohmann::json common = {{"kind", "conv2d"}, {"args", args}, {"threads", threads}};
+  nlohmann::json ours_request = common;
+  ours_request.update({{"side", "tessel"},
+                       {"template", row.template_name},
+                       {"config", config},
+                       {"seed", 1},
+                       {"target", facts.target}});
+  const std::string where = absl::StrCat(layer.name, ": ");
+  TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<experiments::SideProcess> ours,
+                          experiments::SideProcess::Start(where + "tessel", ours_request));
+  nlohmann::json dnnl_request = common;
+  dnnl_request.update({{"side", "onednn"},
+                       {"inputs", {ours->data_dir() + "/input_0.npy",
+                                   ours->data_dir() + "/input_1.npy"}}});
+  TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<experiments::SideProcess> dnnl,
+                          experiments::SideProcess::Start(where + "oneDNN", dnnl_request));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<experiments::SideTiming> timed,
+                          experiments::TimeRoundRobin({ours.get(), dnnl.get()}, timer));
+  row.ours_ms = runtime::Median(timed[0].seconds) * 1e3;
+  row.dnnl_ms = runtime::Median(timed[1].seconds) * 1e3;
+  std::vector<double> ratios;
+  for (size_t i = 0; i < timed[0].seconds.size(); ++i) {
+    ratios.push_back(timed[1].seconds[i] / timed[0].seconds[i]);
+  }
+  row.ratio = runtime::Median(ratios);
+  row.interference = std::max(timed[0].max_interference, timed[1].max_interference);
 
-  TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> got, ours.LogicalOutputs());
   TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> want,
-                          baselines::TorchReference("conv2d", args, ours.logical_inputs()));
-  const absl::Status check = ops::CompareOutputs(got, want, ToleranceFor(row.template_name));
+                          baselines::TorchReference("conv2d", args, ours->inputs()));
+  const absl::Status check =
+      ops::CompareOutputs(ours->outputs(), want, ToleranceFor(row.template_name));
   row.correct = check.ok() ? "yes" : std::string("NO: ") + std::string(check.message());
-
-  // libtorch resets OpenMP's thread count when it starts its own pool: set oneDNN's after it.
-  baselines::SetDnnlThreads(threads);
-  TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<baselines::DnnlConv2d> dnnl,
-                          baselines::DnnlConv2d::Create(args));
-  TESSEL_RETURN_IF_ERROR(dnnl->SetInputs(ours.logical_inputs()[0], ours.logical_inputs()[1]));
-  TESSEL_ASSIGN_OR_RETURN(
-      runtime::Interleaved timed,
-      runtime::TimeInterleaved([&] { ours.Run(); }, [&] { dnnl->Run(); }, timer));
-  row.ours_ms = runtime::Median(timed.a_seconds) * 1e3;
-  row.dnnl_ms = runtime::Median(timed.b_seconds) * 1e3;
-  row.ratio = timed.median_ratio;
   return row;
 }
 
@@ -134,6 +148,7 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   }
   TESSEL_ASSIGN_OR_RETURN(std::vector<workloads::Layer> layers,
                           ChooseLayers(flags.String("layers", "")));
+  // The facts the workers see: the templates size their parallel loops from the pool.
   runtime::ThreadPool::Global().SetNumThreads(static_cast<int>(threads));
   TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(target));
 
@@ -151,11 +166,12 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   };
   out << absl::StrFormat("%-5s %7s %-28s %9s %9s %6s  %s%s\n", "layer", "GFLOP", "template",
                          "ours ms", "oneDNN ms", "ratio", config_column("config"), "correct");
-  runtime::TimerOptions timer;
+  experiments::RoundRobinOptions timer;
   timer.repeat = static_cast<int>(repeat);
   timer.warmup = 2;
   timer.min_repeat_ms = 50;
   std::vector<double> all, conv, depthwise;
+  double interference = 0;
   bool all_correct = true;
   for (const workloads::Layer& layer : layers) {
     TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer,
@@ -167,11 +183,13 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
     all.push_back(row.ratio);
     (row.conv ? conv : depthwise).push_back(row.ratio);
     all_correct = all_correct && row.correct == "yes";
+    interference = std::max(interference, row.interference);
   }
   out << absl::StrFormat(
-      "\n(%d interleaved repeats after warm-up; ratio = median of per-repeat oneDNN time / ours; "
-      "layout conversions excluded on both sides)\n",
-      timer.repeat);
+      "\n(%d interleaved repeats after warm-up, each side in a process of its own and timed while "
+      "the other is idle: the idle side used at most %.1f%% of a core; ratio = median of "
+      "per-repeat oneDNN time / ours; layout conversions excluded on both sides)\n",
+      timer.repeat, interference * 100);
   if (!conv.empty()) {
     out << absl::StrFormat("median ratio on C layers = %.3f\n", runtime::Median(conv));
   }

@@ -10,28 +10,27 @@
 #include "compiler/driver/compile_model.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/runtime/ndarray.h"
-#include "search/records/apply_history_best.h"
 
-// Whole networks run several ways in one process and timed against each other: the measuring
-// core of `tessel bench model` (cli/model_bench.h) and of `kind: models` experiments
-// (models_runner.h).
+// Whole networks run several ways and timed against each other: the measuring core of `tessel
+// bench model` (cli/model_bench.h) and of `kind: models` experiments (models_runner.h).
 //
-// One network of workloads/networks (weights seed 0, inputs seed 1) is built once and prepared
-// as every variant asks: compiled by Tessel with its CompileOptions, or its libtorch version
-// (baselines/torch/networks) on the same weights. Then:
-//   1. outputs: every variant runs once and its outputs are compared with the reference, the
-//      first libtorch variant's outputs, or without one the graph evaluated node by node by
-//      libtorch (graph::EvaluateReference); a variant that differs beyond the tolerance is an
-//      error naming it, and nothing is timed;
+// Every variant runs in a process of its own, as in production (side_process.h): a timing worker
+// builds the network of workloads/networks (weights seed 0, inputs seed 1) and prepares it as the
+// variant asks: compiled by Tessel with its CompileOptions, or its libtorch version
+// (baselines/torch/networks) on the same weights, with `threads` threads (Tessel's pool, which
+// also sizes the templates' parallel loops at compile time, or libtorch's intra-op threads).
+// Then:
+//   1. outputs: every variant's first outputs are compared with the reference, the first libtorch
+//      variant's outputs, or without one the graph evaluated node by node by libtorch
+//      (graph::EvaluateReference) here; a variant that differs beyond the tolerance is an error
+//      naming it, and nothing is timed;
 //   2. warm-up: `warmup` rounds, each running every variant once, in order;
 //   3. runs per repeat: with min_repeat_ms > 0, each variant's count of back-to-back runs is
 //      grown (untimed) until one repeat lasts at least min_repeat_ms; else 1;
 //   4. repeats: `repeat` rounds, each timing one repeat of every variant in order (round robin,
-//      so that all variants see the same machine state over the run); a repeat's time is the
-//      mean seconds per run of its batch (std::chrono::steady_clock).
-// Threads: Tessel's thread pool (runtime::ThreadPool::Global(), which also sizes the templates'
-// parallel loops at compile time) and libtorch's intra-op threads are both set to `threads`
-// before anything is compiled or run, and stay so afterwards.
+//      so that all variants see the same machine state over the run), each started once the
+//      other variants' processes are idle (their threads done spinning); a repeat's time is the
+//      mean seconds per run of its batch (std::chrono::steady_clock, in the worker).
 namespace tessel::experiments {
 
 // One way of running the network.
@@ -48,8 +47,8 @@ struct CompareOptions {
   int repeat = 7;               // >= 1 (commands and configs ask for >= 5)
   int warmup = 3;               // >= 0
   double min_repeat_ms = 0;     // >= 0; 0: one run per repeat
-  // Tuned configs for Tessel's kernels; null: every kernel its template's fallback.
-  const search::ApplyHistoryBest* log = nullptr;
+  // Tuning logs with configs for Tessel's kernels; none: every kernel its template's fallback.
+  std::vector<std::string> logs;
   // Whole networks: float32 sums over thousands of terms in another order (and Winograd's
   // transforms) differ from libtorch's by more than single operators do.
   ops::Tolerance tolerance{.atol = 2e-3, .rtol = 2e-3};
@@ -60,6 +59,9 @@ struct VariantTiming {
   bool libtorch = false;
   std::vector<double> seconds;  // mean seconds per run, one per repeat, in repeat order
   int runs_per_repeat = 1;
+  // The most CPU the other variants' processes used during one of this variant's repeats, as a
+  // fraction of its wall time (side_process.h SideTiming): 0 when they stayed idle.
+  double max_interference = 0;
   // Tessel variants: what Compile made (CompiledModel's steps, fused steps, kernels, tuned
   // kernels) and its warnings (a task without a tuned config, ...); 0 and none for libtorch.
   int steps = 0;

@@ -23,6 +23,7 @@
 #include "experiments/config_fields.h"
 #include "experiments/models_report.h"
 #include "experiments/plot.h"
+#include "experiments/results_dir.h"
 #include "search/explorers/explorer.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
@@ -93,7 +94,7 @@ absl::Status ModelsExperiment::Prepare() {
   // Before any task or kernel is made: templates size their parallel loops from the pool.
   runtime::ThreadPool::Global().SetNumThreads(config_.threads);
   outcome_.out_dir =
-      options_.out_dir.empty() ? absl::StrCat("results/", config_.name) : options_.out_dir;
+      options_.out_dir.empty() ? DefaultResultsDir(config_.name, target_) : options_.out_dir;
   TESSEL_RETURN_IF_ERROR(MakeDirectories(outcome_.out_dir));
   report_.config = &config_;
   report_.machine = absl::StrCat(cli::BenchMetadata(target_, config_.threads), "build: commit ",
@@ -229,13 +230,14 @@ absl::Status ModelsExperiment::Tune(const std::string& network) {
 
 absl::Status ModelsExperiment::Time(size_t index) {
   const std::string& network = config_.networks[index].name;
-  std::optional<search::ApplyHistoryBest> history;
+  std::vector<std::string> logs;
   if (config_.tuning) {
     const std::string log = absl::StrCat(outcome_.out_dir, "/", LogOf(network));
-    // A network with nothing to tune has no log: its kernels use their fallbacks.
+    // A network with nothing to tune has no log: its kernels use their fallbacks. A log that
+    // does not read is an error here, before any worker starts.
     absl::StatusOr<search::ApplyHistoryBest> read = search::ApplyHistoryBest::FromLogs({log});
     if (read.ok()) {
-      history.emplace(*std::move(read));
+      logs.push_back(log);
     } else if (!absl::IsNotFound(read.status())) {
       return read.status();
     }
@@ -247,7 +249,7 @@ absl::Status ModelsExperiment::Time(size_t index) {
   o.repeat = config_.repeat;
   o.warmup = config_.warmup;
   o.min_repeat_ms = config_.min_repeat_ms;
-  o.log = history ? &*history : nullptr;
+  o.logs = logs;
   o.tolerance = {.atol = config_.atol, .rtol = config_.rtol};
   std::vector<ModelVariant> variants;
   for (const VariantSpec& v : config_.variants) {

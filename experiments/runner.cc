@@ -23,6 +23,7 @@
 #include "experiments/onednn_baseline.h"
 #include "experiments/plot.h"
 #include "experiments/report.h"
+#include "experiments/results_dir.h"
 #include "search/explorers/explorer.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
@@ -262,7 +263,7 @@ absl::Status Experiment::Prepare() {
   TESSEL_RETURN_IF_ERROR(CheckStrategies(config_, workloads_.front(), facts_));
 
   outcome_.out_dir =
-      options_.out_dir.empty() ? absl::StrCat("results/", config_.name) : options_.out_dir;
+      options_.out_dir.empty() ? DefaultResultsDir(config_.name, target_) : options_.out_dir;
   TESSEL_RETURN_IF_ERROR(MakeDirectories(outcome_.out_dir));
   TESSEL_RETURN_IF_ERROR(
       MeasureBaselines(config_, outcome_.out_dir, workloads_, note_, outcome_.files));

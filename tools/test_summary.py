@@ -2,8 +2,9 @@
 """Counts test cases after `bazel test --build_event_json_file=EVENTS`: `test_summary.py EVENTS`.
 
 Reads Bazel's build events, then each test target's gtest XML, and prints the failed and skipped
-cases followed by the last line `N passed, N failed[, N skipped]`, counting test cases, not
-targets. A test target that did not build or whose run produced no XML counts as one failed case,
+cases, the targets whose passing cases compiled code this CPU cannot run and so stopped before
+running it (the gtest property `not_run`, compiler/ops/testing/op_check.h), followed by the last
+line `N passed, N failed[, N skipped]`, counting test cases, not targets. A test target that did not build or whose run produced no XML counts as one failed case,
 so a broken target can never pass silently. Exits 1 if anything failed.
 """
 
@@ -35,11 +36,25 @@ def read_events(path):
     return tests, results
 
 
+def not_run_reason(case):
+    """The `not_run` property of a gtest testcase element (an attribute or a <property>)."""
+    if case.get("not_run"):
+        return case.get("not_run")
+    for prop in case.iter("property"):
+        if prop.get("name") == "not_run":
+            return prop.get("value", "")
+    return None
+
+
 def count_cases(xml_path):
-    """Returns (passed, [failed case names], [(skipped case name, reason)]) of one gtest XML."""
-    passed, failed, skipped = 0, [], []
+    """Returns (passed, [failed case names], [(skipped case name, reason)], {not-run reason: count})
+    of one gtest XML."""
+    passed, failed, skipped, not_run = 0, [], [], {}
     for case in ElementTree.parse(xml_path).iter("testcase"):
         name = "%s.%s" % (case.get("classname", ""), case.get("name", ""))
+        reason = not_run_reason(case)
+        if reason is not None:
+            not_run[reason] = not_run.get(reason, 0) + 1
         if case.find("failure") is not None or case.find("error") is not None:
             failed.append(name)
         elif case.get("result") == "skipped" or case.find("skipped") is not None:
@@ -48,12 +63,12 @@ def count_cases(xml_path):
             skipped.append((name, reason.splitlines()[-1] if reason else ""))
         elif case.get("status", "run") == "run":
             passed += 1
-    return passed, failed, skipped
+    return passed, failed, skipped, not_run
 
 
 def main(events_path):
     tests, results = read_events(events_path)
-    passed, failed, skipped = 0, [], []
+    passed, failed, skipped, not_run = 0, [], [], []
     for label in sorted(tests | set(results)):
         runs = results.get(label)
         if not runs:
@@ -63,7 +78,8 @@ def main(events_path):
             if xml is None:
                 failed.append("%s (%s, no test XML)" % (label, status))
                 continue
-            p, f, s = count_cases(xml)
+            p, f, s, n = count_cases(xml)
+            not_run += [(label, count, why) for why, count in sorted(n.items())]
             passed += p
             failed += ["%s %s" % (label, name) for name in f]
             skipped += [("%s %s" % (label, name), why) for name, why in s]
@@ -71,6 +87,8 @@ def main(events_path):
                 failed.append("%s (%s)" % (label, status))
     for name, why in skipped:
         print("skipped: %s: %s" % (name, why))
+    for label, count, why in not_run:
+        print("not run: %s: %d cases %s" % (label, count, why))
     for name in failed:
         print("FAILED: %s" % name)
     line = "%d passed, %d failed" % (passed, len(failed))

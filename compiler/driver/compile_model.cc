@@ -2,6 +2,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
 #include <absl/strings/str_replace.h>
 
 #include <algorithm>
@@ -296,9 +297,13 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
     const std::string key = job.kernel.task.Key();
     if (auto it = untuned_nodes.find(key); job.untuned && it != untuned_nodes.end()) {
       std::sort(it->second.begin(), it->second.end());
-      model.warnings.push_back(absl::StrCat("no tuned config for ", NodesText(og, it->second), " (",
-                                            job.t->name, "), task ", key,
-                                            "; using the template's fallback"));
+      const std::vector<std::string> others = log->OtherTargets(job.kernel.task);
+      model.warnings.push_back(absl::StrCat(
+          "no tuned config for ", NodesText(og, it->second), " (", job.t->name, "), task ", key,
+          others.empty() ? ""
+                         : absl::StrCat("; the log has it tuned for '", absl::StrJoin(others, "', '"),
+                                        "' only, another CPU, whose configs are not applied here"),
+          "; using the template's fallback"));
       untuned_nodes.erase(it);
     }
     funcs.push_back(job.func);

@@ -247,6 +247,53 @@ TEST(CompileModelTest, UsesTheTunedConfigAndWarnsOncePerUntunedTask) {
   EXPECT_TRUE(ops::CompareOutputs(*got, *want, {}).ok());
 }
 
+// The target a model compiles for names this CPU; a log tuned on another CPU is not applied, and
+// the warning says which CPU it was tuned for.
+TEST(CompileModelTest, ALogForAnotherCpuIsNotApplied) {
+  absl::StatusOr<std::string> target = ResolveCompileTarget("llvm");
+  ASSERT_TRUE(target.ok()) << target.status();
+  EXPECT_EQ(target->find("native"), std::string::npos) << *target;
+  EXPECT_NE(target->find("-fast-math-contract"), std::string::npos) << *target;
+  absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
+  ASSERT_TRUE(t.ok()) << t.status();
+  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
+  ASSERT_TRUE(facts.ok());
+  absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(t->graph, t->graph.nodes.back());
+  ASSERT_TRUE(args.ok());
+  const std::string other = target->rfind("llvm -mcpu=haswell ", 0) == 0
+                                ? "llvm -mcpu=skylake-avx512 -fast-math-contract"
+                                : "llvm -mcpu=haswell -fast-math-contract";
+  search::Task task{.template_name = "dense_pack.x86", .args = *args, .target = other};
+  absl::StatusOr<search::ConfigSpace> space = search::Space(task, *facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  const ops::Template* dense = *ops::FindTemplate("dense_pack.x86");
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string log_path = std::string(dir ? dir : "/tmp") + "/other_cpu.jsonl";
+  std::remove(log_path.c_str());
+  {
+    absl::StatusOr<search::LogWriter> writer = search::LogWriter::Open(log_path);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    search::Record record;
+    record.task = task;
+    const search::Config config = dense->fallback(*space, task.args, *facts);
+    record.config = config.ToJson();
+    record.config_index = config.index();
+    record.result.costs = {1e-6};
+    ASSERT_TRUE(writer->Append({record}).ok());
+  }
+  absl::StatusOr<search::ApplyHistoryBest> log = search::ApplyHistoryBest::FromLogs({log_path});
+  ASSERT_TRUE(log.ok()) << log.status();
+  absl::StatusOr<CompiledModel> m = Compile(t->graph, "llvm", &*log, kAsGiven);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->NumTuned(), 0);
+  bool named = false;
+  for (const std::string& w : m->warnings) {
+    named = named || (w.find("no tuned config for node 'fc'") != std::string::npos &&
+                      w.find("tuned for '" + other + "' only, another CPU") != std::string::npos);
+  }
+  EXPECT_TRUE(named) << ::testing::PrintToString(m->warnings);
+}
+
 TEST(CompileModelTest, BadTargetsAreErrors) {
   absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
   ASSERT_TRUE(t.ok());

@@ -30,10 +30,7 @@ absl::StatusOr<std::string> ResolveCompileTarget(const std::string& text) {
   }
   absl::StatusOr<Target> parsed = Target::Parse(full);
   if (!parsed.ok()) return parsed.status();
-  absl::StatusOr<codegen::llvm_backend::LlvmTarget> resolved =
-      codegen::llvm_backend::ResolveLlvmTarget(*parsed);
-  if (!resolved.ok()) return resolved.status();
-  return full;
+  return codegen::llvm_backend::NameNativeCpu(*parsed);
 }
 
 }  // namespace tessel::driver

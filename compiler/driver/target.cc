@@ -93,6 +93,19 @@ bool Target::HasFlag(std::string_view name) const {
   return false;
 }
 
+Target Target::WithOption(std::string_view key, std::string_view value) const {
+  Target out = *this;
+  for (Entry& e : out.entries_) {
+    if (e.key == key) {
+      e.value = std::string(value);
+      e.is_flag = false;
+      return out;
+    }
+  }
+  out.entries_.push_back({std::string(key), std::string(value), false});
+  return out;
+}
+
 std::string Target::ToString() const {
   std::string out = kind_;
   for (const Entry& e : entries_) {

@@ -29,6 +29,8 @@ class Target {
   std::optional<std::string> Option(std::string_view key) const;
   // Whether the bare flag `-name` is given.
   bool HasFlag(std::string_view name) const;
+  // A copy with `-key=value` set: replaced where the key is given, appended otherwise.
+  Target WithOption(std::string_view key, std::string_view value) const;
   // The canonical string (options in the order given).
   std::string ToString() const;
 

@@ -30,6 +30,7 @@ absl::StatusOr<TargetFacts> DescribeTarget(const std::string& text) {
   TargetFacts facts;
   facts.target = text;
   facts.vector_bits = llvm->vector_bits;
+  facts.vector_registers = llvm->vector_registers;
   facts.cores = runtime::ThreadPool::Global().num_threads();
   if (llvm->is_host) {
     facts.l1_bytes = CacheBytes(_SC_LEVEL1_DCACHE_SIZE, facts.l1_bytes);

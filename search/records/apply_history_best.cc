@@ -1,5 +1,9 @@
 #include "search/records/apply_history_best.h"
 
+#include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
+
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <utility>
@@ -9,13 +13,24 @@
 
 namespace tessel::search {
 
+namespace {
+
+// The task's key without its target: the same operator on any target.
+std::string WorkloadKey(const Task& task) {
+  return absl::StrCat(task.template_name, "|", task.args.dump());
+}
+
+}  // namespace
+
 ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record>& records) {
   for (const Record& record : records) {
     double cost = MeanCost(record.result);
     if (std::isinf(cost)) continue;
     auto [it, inserted] = best_.try_emplace(record.task.Key(), record);
+    if (inserted) targets_[WorkloadKey(record.task)].push_back(record.task.target);
     if (!inserted && cost < MeanCost(it->second.result)) it->second = record;
   }
+  for (auto& [workload, targets] : targets_) std::sort(targets.begin(), targets.end());
 }
 
 absl::StatusOr<ApplyHistoryBest> ApplyHistoryBest::FromLogs(const std::vector<std::string>& paths) {
@@ -27,13 +42,14 @@ absl::StatusOr<ApplyHistoryBest> ApplyHistoryBest::FromLogs(const std::vector<st
   return ApplyHistoryBest(all);
 }
 
-ApplyHistoryBest::ApplyHistoryBest(const ApplyHistoryBest& other) : best_(other.best_) {
+ApplyHistoryBest::ApplyHistoryBest(const ApplyHistoryBest& other)
+    : best_(other.best_), targets_(other.targets_) {
   std::lock_guard<std::mutex> lock(other.mutex_);
   warned_ = other.warned_;
 }
 
 ApplyHistoryBest::ApplyHistoryBest(ApplyHistoryBest&& other) noexcept
-    : best_(std::move(other.best_)) {
+    : best_(std::move(other.best_)), targets_(std::move(other.targets_)) {
   std::lock_guard<std::mutex> lock(other.mutex_);
   warned_ = std::move(other.warned_);
 }
@@ -44,12 +60,32 @@ std::optional<Record> ApplyHistoryBest::Best(const std::string& task_key) const 
   return it->second;
 }
 
+std::vector<std::string> ApplyHistoryBest::OtherTargets(const Task& task) const {
+  std::vector<std::string> others;
+  if (auto it = targets_.find(WorkloadKey(task)); it != targets_.end()) {
+    for (const std::string& t : it->second) {
+      if (t != task.target) others.push_back(t);
+    }
+  }
+  return others;
+}
+
+std::string ApplyHistoryBest::WhyUntuned(const Task& task) const {
+  std::string why = "no tuned config for " + task.Key();
+  const std::vector<std::string> others = OtherTargets(task);
+  if (!others.empty()) {
+    absl::StrAppend(&why, " (tuned for '", absl::StrJoin(others, "', '"),
+                    "' only, another target: a log tuned on another CPU is not applied here)");
+  }
+  return why;
+}
+
 Config ApplyHistoryBest::Query(const Task& task, const ConfigSpace& space,
                                const Config& fallback) const {
   const std::string key = task.Key();
   std::string why;
   if (auto it = best_.find(key); it == best_.end()) {
-    why = "no tuned config for " + key;
+    why = WhyUntuned(task);
   } else {
     absl::StatusOr<Config> config = space.FromJson(it->second.config);
     if (config.ok()) return *std::move(config);

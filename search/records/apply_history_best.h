@@ -33,11 +33,21 @@ class ApplyHistoryBest {
   // The best record's config read back in `space` (the task's space), or `fallback` when the task
   // has no successful record or its config no longer fits the space (the template changed).
   // Falling back prints one warning line to std::cerr, once per task key for the life of this
-  // object. Thread-safe.
+  // object, naming the other targets (CPUs) the task was tuned for, if any. Thread-safe.
   Config Query(const Task& task, const ConfigSpace& space, const Config& fallback) const;
+
+  // The targets other than task.target for which the same template and arguments have a
+  // successful record, sorted: a log tuned on another CPU is not applied to this one.
+  std::vector<std::string> OtherTargets(const Task& task) const;
+
+  // Why `task` gets no tuned config, as Query's warning says it, e.g. "no tuned config for KEY
+  // (tuned for 'llvm -mcpu=znver4 -fast-math-contract' only, another target)".
+  std::string WhyUntuned(const Task& task) const;
 
  private:
   absl::flat_hash_map<std::string, Record> best_;
+  // "<template>|<args>" -> the targets with a successful record of it.
+  absl::flat_hash_map<std::string, std::vector<std::string>> targets_;
   mutable std::mutex mutex_;
   mutable absl::flat_hash_set<std::string> warned_;
 };

@@ -101,10 +101,16 @@ TEST(ApplyHistoryBestTest, FallsBackWithOneWarningPerTask) {
   }
   const std::string text = cerr.text();
   EXPECT_EQ(Count(text, "\n"), 2) << text;
+  // untuned_a's workload is tuned for another target only: the warning names it.
   EXPECT_EQ(Count(text, absl::StrCat("no tuned config for ", untuned_a.Key(),
-                                     "; using the template's fallback")),
+                                     " (tuned for 'llvm -mcpu=native' only, another target: a "
+                                     "log tuned on another CPU is not applied here); using the "
+                                     "template's fallback")),
             1)
       << text;
+  EXPECT_EQ(best.OtherTargets(untuned_a), std::vector<std::string>{"llvm -mcpu=native"});
+  EXPECT_TRUE(best.OtherTargets(tuned).empty());
+  EXPECT_TRUE(best.OtherTargets(untuned_b).empty());
   EXPECT_EQ(Count(text, absl::StrCat("no tuned config for ", untuned_b.Key())), 1) << text;
 }
 

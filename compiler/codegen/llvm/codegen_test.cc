@@ -182,8 +182,8 @@ TEST(CodegenTest, DuplicateFunctionNamesAreRefused) {
   EXPECT_EQ(m.status().message(), "function 'axpy': a function of this name exists");
 }
 
-// The IR after optimization of a*b+c under a target string.
-std::string MultiplyAddIr(const std::string& target) {
+// The IR after optimization (or, with `assembly`, the assembly) of a*b+c under a target string.
+std::string MultiplyAddIr(const std::string& target, bool assembly = false) {
   const int n = 64;
   te::Tensor a = te::placeholder({Dim(n)}, ir::kFloat32, "a");
   te::Tensor b = te::placeholder({Dim(n)}, ir::kFloat32, "b");
@@ -196,7 +196,7 @@ std::string MultiplyAddIr(const std::string& target) {
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, b, out}, "fma");
   std::ostringstream text;
   driver::BuildOptions options;
-  options.dump_ir = &text;
+  (assembly ? options.dump_asm : options.dump_ir) = &text;
   absl::StatusOr<runtime::Module> m = driver::Build({*f}, target, options);
   EXPECT_TRUE(m.ok()) << m.status();
   return text.str();
@@ -256,6 +256,61 @@ TEST(TargetTest, TargetStringsAreCheckedAndResolved) {
                 .find("-mcpu=native describes this host"),
             std::string::npos);
   EXPECT_NE(error("llvm -mtriple=nonsense-arch").find("unknown -mtriple"), std::string::npos);
+}
+
+// -mcpu=native named: the host CPU's name and its vector-feature differences from that CPU's
+// defaults, which compile to the same code as native (the assembly is the independent check).
+TEST(TargetTest, NativeIsNamedAsTheHostCpu) {
+  absl::StatusOr<LlvmTarget> native = ResolveLlvmTarget(*driver::Target::Parse("llvm -mcpu=native"));
+  ASSERT_TRUE(native.ok()) << native.status();
+  absl::StatusOr<std::string> named =
+      NameNativeCpu(*driver::Target::Parse("llvm -mcpu=native -fast-math-contract"));
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->rfind("llvm -mcpu=" + native->cpu + " -fast-math-contract", 0), 0u) << *named;
+  EXPECT_EQ(named->find("native"), std::string::npos) << *named;
+  absl::StatusOr<LlvmTarget> resolved = ResolveLlvmTarget(*driver::Target::Parse(*named));
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->vector_bits, native->vector_bits);
+  EXPECT_TRUE(resolved->runs_here) << resolved->missing_features;
+  EXPECT_EQ(MultiplyAddIr(*named, /*assembly=*/true),
+            MultiplyAddIr("llvm -mcpu=native -fast-math-contract", /*assembly=*/true));
+
+  // The user's -mattr comes last, so it still wins; a named CPU comes back as given.
+  absl::StatusOr<std::string> without_fma =
+      NameNativeCpu(*driver::Target::Parse("llvm -mcpu=native -mattr=-fma"));
+  ASSERT_TRUE(without_fma.ok());
+  EXPECT_TRUE(without_fma->ends_with("-fma")) << *without_fma;
+  EXPECT_EQ(*NameNativeCpu(*driver::Target::Parse("llvm -mcpu=haswell")), "llvm -mcpu=haswell");
+  EXPECT_FALSE(NameNativeCpu(*driver::Target::Parse("llvm -mtriple=aarch64-linux-gnu -mcpu=native"))
+                   .ok());
+}
+
+// Code for a CPU with features this one lacks compiles, links, and refuses to run.
+TEST(TargetTest, ATargetThisCpuCannotRunSaysWhy) {
+  absl::StatusOr<LlvmTarget> native = ResolveLlvmTarget(*driver::Target::Parse("llvm -mcpu=native"));
+  ASSERT_TRUE(native.ok());
+  EXPECT_TRUE(native->runs_here);
+  EXPECT_TRUE(ResolveLlvmTarget(*driver::Target::Parse("llvm"))->runs_here);
+  absl::StatusOr<LlvmTarget> avx512 =
+      ResolveLlvmTarget(*driver::Target::Parse("llvm -mcpu=skylake-avx512"));
+  ASSERT_TRUE(avx512.ok());
+  EXPECT_EQ(avx512->vector_bits, 512);
+  EXPECT_EQ(avx512->runs_here, native->vector_bits >= 512) << avx512->missing_features;
+  if (avx512->runs_here) return;
+  EXPECT_NE(avx512->missing_features.find("avx512f"), std::string::npos)
+      << avx512->missing_features;
+  te::Tensor a = te::placeholder({Dim(8)}, ir::kFloat32, "a");
+  te::Tensor out = te::compute({Dim(8)}, [&](Var i) { return a(i) + 1.0f; }, "out");
+  absl::StatusOr<ir::PrimFunc> f =
+      transforms::Lower(schedule::create_schedule({out.op()}), {a, out}, "add1");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<runtime::Module> m = driver::Build({*f}, "llvm -mcpu=skylake-avx512");
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<runtime::Function> fn = m->GetFunction("add1");
+  ASSERT_FALSE(fn.ok());
+  EXPECT_NE(fn.status().message().find("uses instructions this CPU lacks (avx512"),
+            std::string::npos)
+      << fn.status();
 }
 
 }  // namespace

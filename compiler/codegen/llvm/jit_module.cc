@@ -65,6 +65,12 @@ class ObjectModuleNode : public runtime::ModuleNode {
           absl::StrCat("function '", name, "' is compiled for ", target_.triple,
                        " and cannot run on this host; save the module as an object (.o)"));
     }
+    if (!target_.runs_here) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "function '", name, "' is compiled for ", target_.ToString(),
+          ", which uses instructions this CPU lacks (", target_.missing_features,
+          "): it compiled and linked, but cannot run here"));
+    }
     return entries_.at(name);
   }
 

@@ -18,16 +18,53 @@
 namespace tessel::codegen::llvm_backend {
 namespace {
 
+// The host CPU's features, each on or off (empty when LLVM cannot tell).
+const llvm::StringMap<bool>& HostFeatureMap() {
+  static const auto* const host = [] {
+    auto* features = new llvm::StringMap<bool>;
+    if (!llvm::sys::getHostCPUFeatures(*features)) features->clear();
+    return features;
+  }();
+  return *host;
+}
+
 // Features of the host CPU, "+a,-b,...".
 std::string HostFeatures() {
-  llvm::StringMap<bool> host;
   std::vector<std::string> list;
-  if (llvm::sys::getHostCPUFeatures(host)) {
-    for (const auto& f : host)
-      list.push_back(absl::StrCat(f.getValue() ? "+" : "-", f.getKey().str()));
+  for (const auto& f : HostFeatureMap()) {
+    list.push_back(absl::StrCat(f.getValue() ? "+" : "-", f.getKey().str()));
   }
   std::sort(list.begin(), list.end());
   return absl::StrJoin(list, ",");
+}
+
+// Whether a feature decides which instructions compiled kernels may use. On x86 the vector and
+// bit-manipulation extensions; the rest (mwaitx, shstk, xsave, ...) never appear in kernels and
+// differ between a CPU model and a virtual machine's view of it. Elsewhere every feature.
+bool IsCodeFeature(const llvm::Triple& triple, std::string_view feature) {
+  if (!triple.isX86()) return true;
+  static constexpr std::string_view kPrefixes[] = {
+      "sse", "ssse3", "avx", "fma", "f16c", "amx", "bmi", "popcnt",
+      "lzcnt", "gfni", "vaes", "vpclmulqdq", "xop"};
+  for (std::string_view prefix : kPrefixes) {
+    if (feature.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+// The code features of the host whose state differs between `info` (a CPU and features) and
+// this CPU: "+f" where the host has f and info not, "-f" the other way round; sorted.
+std::vector<std::string> CodeFeatureDifferences(const llvm::Triple& triple,
+                                                const llvm::MCSubtargetInfo& info) {
+  std::vector<std::string> out;
+  for (const auto& f : HostFeatureMap()) {
+    const std::string name = f.getKey().str();
+    if (!IsCodeFeature(triple, name)) continue;
+    const bool in_info = info.checkFeatures("+" + name);
+    if (in_info != f.getValue()) out.push_back(absl::StrCat(f.getValue() ? "+" : "-", name));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
@@ -111,14 +148,43 @@ absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const driver::Target& target) {
                                                    "': unknown -mcpu '", out.cpu, "' for ",
                                                    triple.getArchName().str()));
   }
+  if (out.is_host) {
+    // The code features the target has and this CPU lacks ("-f" from the host's side).
+    std::vector<std::string> lacking;
+    for (const std::string& d : CodeFeatureDifferences(triple, *info)) {
+      if (d[0] == '-') lacking.push_back(d.substr(1));
+    }
+    out.missing_features = absl::StrJoin(lacking, ", ");
+    out.runs_here = lacking.empty();
+  }
   if (triple.isX86()) {
-    out.vector_bits = info->checkFeatures("+avx512f") ? 512
-                      : info->checkFeatures("+avx")   ? 256
-                                                      : 128;
+    const bool avx512 = info->checkFeatures("+avx512f");
+    out.vector_bits = avx512 ? 512 : info->checkFeatures("+avx") ? 256 : 128;
+    // zmm0-31 with AVX-512; ymm/xmm0-15 otherwise (x86-64).
+    out.vector_registers = avx512 ? 32 : 16;
   } else {
     out.vector_bits = 128;
+    out.vector_registers = triple.isAArch64() ? 32 : 16;  // v0-v31 on AArch64
   }
   return out;
+}
+
+absl::StatusOr<std::string> NameNativeCpu(const driver::Target& target) {
+  if (target.Option("mcpu") != "native") return target.ToString();
+  // Resolving first checks the triple and that -mcpu=native describes its architecture.
+  absl::StatusOr<LlvmTarget> resolved = ResolveLlvmTarget(target);
+  if (!resolved.ok()) return resolved.status();
+  const llvm::Triple triple(resolved->triple);
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(resolved->triple, error);
+  std::unique_ptr<llvm::MCSubtargetInfo> defaults(
+      llvm_target->createMCSubtargetInfo(resolved->triple, resolved->cpu, ""));
+  std::vector<std::string> mattr = CodeFeatureDifferences(triple, *defaults);
+  // The user's -mattr comes last: LLVM lets a later entry override an earlier one.
+  if (std::optional<std::string> given = target.Option("mattr")) mattr.push_back(*given);
+  driver::Target named = target.WithOption("mcpu", resolved->cpu);
+  if (!mattr.empty()) named = named.WithOption("mattr", absl::StrJoin(mattr, ","));
+  return named.ToString();
 }
 
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const LlvmTarget& target) {

@@ -22,8 +22,15 @@ struct LlvmTarget {
   int opt_level = 3;
   bool fast_math = false;    // every fast-math flag
   bool fp_contract = false;  // fuse a*b+c (implied by fast_math)
-  bool is_host = false;      // the code can run in this process
-  int vector_bits = 128;     // the widest vector register the features give
+  // The host's architecture and OS: the code links with this machine's tools and the JIT.
+  bool is_host = false;
+  // is_host, and this CPU has every instruction-set feature the code may use (an AVX-512
+  // target on an AVX2 machine compiles and links here, but must not run).
+  bool runs_here = false;
+  // Why not, when is_host but not runs_here: the features this CPU lacks, "avx512f, avx512bw".
+  std::string missing_features;
+  int vector_bits = 128;      // the widest vector register the features give
+  int vector_registers = 16;  // architectural vector registers of that width
 
   // The target as a string that resolves to the same target (CPU and features spelled out).
   std::string ToString() const;
@@ -32,6 +39,15 @@ struct LlvmTarget {
 // Resolves an `llvm` target; errors name an unknown triple or CPU, or -mcpu=native for another
 // architecture.
 absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const driver::Target& target);
+
+// target with `-mcpu=native` replaced by the host CPU's name and, in -mattr, the host's
+// differences from that CPU's defaults in the instruction-set features compiled code can use
+// (on x86: SSE, AVX*, FMA, F16C, AMX, BMI, POPCNT, LZCNT, GFNI, VAES, VPCLMULQDQ; features such
+// as mwaitx or shstk that a virtual machine hides are left out). The result compiles to the same
+// vector code as the input on this machine and names the CPU, so a tuning log keyed by it says
+// which CPU it was tuned on. A target without -mcpu=native comes back as given. Errors as
+// ResolveLlvmTarget's.
+absl::StatusOr<std::string> NameNativeCpu(const driver::Target& target);
 
 // A TargetMachine for target (position-independent code, so objects link into shared libraries).
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const LlvmTarget& target);

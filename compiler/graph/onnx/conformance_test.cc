@@ -1,35 +1,31 @@
 // The ONNX backend-test cases of ../shared/conformance (light models, pytorch-converted,
 // pytorch-operator): each is imported and, when Tessel supports it, evaluated with libtorch
-// per node (EvaluateReference) on the case's inputs and compared with its reference outputs.
-// Cases listed in kUnsupported must be refused as unsupported, naming that operator; every other
-// case must import and match. Each case prints one row of the table:
-//   | case | passed (max error e) | failed ... | unsupported 'Op' |
-#include <absl/strings/match.h>
+// per node (EvaluateReference) and compared with its reference outputs. Cases, inputs (the light
+// models' ramp) and tolerances are conformance_cases.h's, the ones `tessel conformance` uses for
+// the compiled models: the two check the same thing on two paths.
+// Cases listed in Unsupported() must be refused as unsupported, naming that operator; those in
+// OrderDependent() may differ on this path; every other case must import and match. Each case prints one row of the table:
+//   | case | passed: | failed: <why> | unsupported: 'Op' | order-dependent: <why> |
 #include <absl/strings/str_cat.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compiler/graph/onnx/conformance_cases.h"
 #include "compiler/graph/onnx/import.h"
-#include "compiler/graph/onnx/tensor_file.h"
-#include "compiler/graph/onnx/testing.h"
 #include "compiler/graph/reference_eval.h"
-#include "compiler/runtime/dltype.h"
 
 namespace tessel::graph::onnx {
 namespace {
 
-namespace fs = std::filesystem;
 using runtime::NDArray;
 
 constexpr char kRoot[] = "external/conformance/onnx";
-constexpr double kTolerance = 1e-4;  // absolute, and relative to the reference value
 
 // Cases Tessel does not support, with the ONNX operator the import names.
 const std::map<std::string, std::string>& Unsupported() {
@@ -73,55 +69,25 @@ const std::map<std::string, std::string>& Unsupported() {
   return *cases;
 }
 
-struct Case {
-  std::string name;  // "<suite>/<case>"
-  std::string model;
-  std::vector<std::string> inputs;   // empty for the light models: zeros are fed
-  std::vector<std::string> outputs;
-};
-
-std::vector<std::string> Numbered(const fs::path& dir, const std::string& prefix) {
-  std::vector<std::string> files;
-  for (int i = 0; fs::exists(dir / absl::StrCat(prefix, i, ".pb")); ++i) {
-    files.push_back((dir / absl::StrCat(prefix, i, ".pb")).string());
-  }
-  return files;
-}
-
-std::vector<Case> FindCases() {
-  std::vector<Case> cases;
-  const fs::path root(kRoot);
-  if (!fs::exists(root)) return cases;
-  for (const auto& entry : fs::directory_iterator(root / "light")) {
-    const fs::path p = entry.path();
-    if (p.extension() != ".onnx") continue;
-    const std::string stem = p.stem().string();
-    cases.push_back({absl::StrCat("light/", stem), p.string(), {},
-                     {(root / "light" / absl::StrCat(stem, "_output_0.pb")).string()}});
-  }
-  for (const char* suite : {"pytorch-converted", "pytorch-operator"}) {
-    for (const auto& entry : fs::directory_iterator(root / suite)) {
-      const fs::path data = entry.path() / "test_data_set_0";
-      cases.push_back({absl::StrCat(suite, "/", entry.path().filename().string()),
-                       (entry.path() / "model.onnx").string(), Numbered(data, "input_"),
-                       Numbered(data, "output_")});
-    }
-  }
-  std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
-  return cases;
-}
-
-const std::vector<Case>& Cases() {
-  static const auto* const cases = new std::vector<Case>(FindCases());
+// Cases whose outputs on this path depend on libtorch's order of summation, with why. The light
+// models' weights are constants, so their logits are equal in exact arithmetic, and large:
+// light_squeezenet's are 9.4757e9, where float32 values are 1024 apart. libtorch's AVX2
+// convolution rounds its channel blocks differently (2 ulps apart), and the final softmax turns
+// that into 1/16 on 16 classes instead of the stored 1/1000 on all 1000; on AVX-512 it rounds
+// every channel alike and the case matches. Tessel's compiled kernels compute every channel in
+// one order and match the stored outputs on both (cli/conformance_suite_test runs them). Such a
+// case may differ here; the row says so.
+const std::map<std::string, std::string>& OrderDependent() {
+  static const auto* const cases = new std::map<std::string, std::string>{
+      {"light/light_squeezenet",
+       "softmax of logits equal in exact arithmetic, 9.5e9 in size (float32 spacing 1024)"},
+  };
   return *cases;
 }
 
-// The operator an "unsupported ONNX operator 'X' ..." message names.
-std::string UnsupportedOperator(const absl::Status& s) {
-  const std::string m(s.message());
-  const std::string prefix = "unsupported ONNX operator '";
-  if (s.code() != absl::StatusCode::kUnimplemented || !absl::StartsWith(m, prefix)) return "";
-  return m.substr(prefix.size(), m.find('\'', prefix.size()) - prefix.size());
+const std::vector<ConformanceCase>& Cases() {
+  static const auto* const cases = new std::vector<ConformanceCase>(FindConformanceCases(kRoot));
+  return *cases;
 }
 
 // The table's rows, printed as they come and counted for the summary at the end.
@@ -149,54 +115,36 @@ const ::testing::Environment* const kSummary = ::testing::AddGlobalTestEnvironme
 class ConformanceTest : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(ConformanceTest, Case) {
-  const Case& c = Cases()[GetParam()];
+  const ConformanceCase& c = Cases()[GetParam()];
   absl::StatusOr<Graph> g = ImportOnnxFile(c.model);
   auto unsupported = Unsupported().find(c.name);
   if (!g.ok()) {
-    const std::string op = UnsupportedOperator(g.status());
-    Row(c.name, op.empty() ? absl::StrCat("failed: ", g.status().ToString())
-                           : absl::StrCat("unsupported: '", op, "'"));
+    const std::optional<UnsupportedOperator> op = FindUnsupportedOperator(g.status());
+    Row(c.name, op ? absl::StrCat("unsupported: '", op->op, "'")
+                   : absl::StrCat("failed: ", g.status().ToString()));
     ASSERT_NE(unsupported, Unsupported().end()) << g.status();
-    EXPECT_EQ(op, unsupported->second) << g.status();
+    ASSERT_TRUE(op.has_value()) << g.status();
+    EXPECT_EQ(op->op, unsupported->second) << g.status();
     return;
   }
   ASSERT_EQ(unsupported, Unsupported().end())
       << c.name << " imports, but is listed as unsupported (" << unsupported->second << ")";
-  std::vector<NDArray> inputs;
-  if (c.inputs.empty()) {
-    for (ValueId id : g->inputs) {
-      NDArray zeros = NDArray::Empty(g->type(id).shape, g->type(id).dtype);
-      std::fill(zeros.data<char>(), zeros.data<char>() + zeros.NumBytes(), 0);
-      inputs.push_back(zeros);
+  std::vector<std::vector<int64_t>> input_shapes;
+  for (ValueId id : g->inputs) input_shapes.push_back(g->type(id).shape);
+  absl::StatusOr<std::vector<ConformanceDataSet>> sets = LoadConformanceData(c, input_shapes);
+  ASSERT_TRUE(sets.ok()) << sets.status();
+  for (const ConformanceDataSet& set : *sets) {
+    absl::StatusOr<std::vector<NDArray>> got = EvaluateReference(*g, set.inputs);
+    if (!got.ok()) Row(c.name, absl::StrCat("failed: ", got.status().ToString()));
+    ASSERT_TRUE(got.ok()) << got.status();
+    const std::string why = CompareConformanceOutputs(*got, set.outputs, c.tolerance());
+    if (auto order = OrderDependent().find(c.name); order != OrderDependent().end() && !why.empty()) {
+      Row(c.name, absl::StrCat("order-dependent: ", why, " (", order->second, ")"));
+      continue;
     }
-  } else {
-    for (const std::string& path : c.inputs) {
-      absl::StatusOr<NDArray> x = ReadTensorProtoFile(path);
-      ASSERT_TRUE(x.ok()) << x.status();
-      inputs.push_back(*x);
-    }
+    Row(c.name, why.empty() ? "passed:" : absl::StrCat("failed: ", why));
+    EXPECT_EQ(why, "") << c.name;
   }
-  absl::StatusOr<std::vector<NDArray>> got = EvaluateReference(*g, inputs);
-  if (!got.ok()) Row(c.name, absl::StrCat("failed: ", got.status().ToString()));
-  ASSERT_TRUE(got.ok()) << got.status();
-  ASSERT_EQ(got->size(), c.outputs.size());
-  double worst = 0;
-  bool passed = true;
-  for (size_t i = 0; i < c.outputs.size(); ++i) {
-    absl::StatusOr<NDArray> want = ReadTensorProtoFile(c.outputs[i]);
-    ASSERT_TRUE(want.ok()) << want.status();
-    const double err = testing::MaxError((*got)[i], *want);
-    worst = std::max(worst, err);
-    double scale = 0;
-    for (int64_t k = 0; k < want->NumElements() && std::isfinite(err); ++k) {
-      scale = std::max(scale, static_cast<double>(std::abs(want->data<float>()[k])));
-    }
-    passed = passed && err <= kTolerance * (1 + scale);
-    EXPECT_LE(err, kTolerance * (1 + scale))
-        << c.name << " output " << i << ": " << TensorType{(*got)[i].shape(), (*got)[i].dtype()}.ToString()
-        << " against " << TensorType{want->shape(), want->dtype()}.ToString();
-  }
-  Row(c.name, absl::StrCat(passed ? "passed:" : "failed:", " max error ", worst));
 }
 
 INSTANTIATE_TEST_SUITE_P(Onnx, ConformanceTest, ::testing::Range<size_t>(0, Cases().size()),
@@ -210,9 +158,14 @@ INSTANTIATE_TEST_SUITE_P(Onnx, ConformanceTest, ::testing::Range<size_t>(0, Case
 
 TEST(ConformanceSuiteTest, FindsTheCases) {
   EXPECT_EQ(Cases().size(), 6u + 66u + 28u);
+  for (const auto& [name, why] : OrderDependent()) {
+    EXPECT_TRUE(std::any_of(Cases().begin(), Cases().end(),
+                            [&](const ConformanceCase& c) { return c.name == name; }))
+        << name;
+  }
   for (const auto& [name, op] : Unsupported()) {
     EXPECT_TRUE(std::any_of(Cases().begin(), Cases().end(),
-                            [&](const Case& c) { return c.name == name; }))
+                            [&](const ConformanceCase& c) { return c.name == name; }))
         << name;
   }
 }

@@ -4,14 +4,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/template.h"
+#include "compiler/testing/test_target.h"
 
-// Checks schedule templates against libtorch: instantiate a config, compile it for the host, run
-// it on seeded random logical inputs (through the program's prepare/finish) and compare every
-// logical output with baselines::TorchReference.
+// Checks schedule templates against libtorch: instantiate a config, compile it for the test
+// target (compiler/testing/test_target.h: this host, or the other vector width), run it on seeded
+// random logical inputs (through the program's prepare/finish) and compare every logical output
+// with baselines::TorchReference. For a target this CPU cannot run (AVX-512 on an AVX2 machine)
+// a check stops after compiling and assembling, and records the gtest property `not_run` with
+// the reason, which `./tessel test` reports.
 namespace tessel::ops::testing {
 
 // The runner's helpers, under the names the tests use.
@@ -25,13 +30,23 @@ struct CheckOptions {
   double atol = 1e-3;
   double rtol = 1e-3;
   uint32_t seed = 1;
-  // The tests' target: this host, strict IEEE unless a test asks for contraction.
-  std::string target = "llvm -mcpu=native";
+  // The tests' target: testing::TestTarget(), strict IEEE unless a test asks for contraction.
+  std::string target = tessel::testing::TestTarget();
 };
 
 // got against want with options' tolerances.
 absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
                             const std::vector<runtime::NDArray>& want, const CheckOptions& options);
+
+// Empty when code for target runs here; otherwise the reason, recorded as the current test's
+// `not_run` property (the caller then compiles without running).
+std::string NotRunHere(const std::string& target);
+
+// Compiles program for target as function "op". Where code for target cannot run on this CPU
+// (NotRunHere), it is compiled and assembled all the same, and nullopt comes back: a check
+// stops there.
+absl::StatusOr<std::optional<runtime::Function>> CompileToCheck(const OpProgram& program,
+                                                                const std::string& target);
 
 // One config of template t on args, against libtorch.
 absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Config& config,

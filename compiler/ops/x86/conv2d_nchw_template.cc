@@ -38,13 +38,14 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 }
 
 // A vector of output columns (the widest divisor of ow up to one vector) times enough output
-// channels to fill ~24 accumulator registers.
+// channels to fill 3/8 of the vector registers with accumulators (12 of AVX-512's 32, 6 of
+// AVX2's 16).
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const TargetFacts& facts) {
   const nn::Conv2dAttrs a = *nn::ReadConv2dAttrs(kName, args);
   const int64_t lanes = std::max(facts.lanes(), 4);
   const int64_t owv = LargestDivisorAtMost(a.ow(), lanes);
-  const int64_t ocn = LargestDivisorAtMost(a.oc, facts.vector_bits >= 512 ? 12 : 6);
+  const int64_t ocn = LargestDivisorAtMost(a.oc, facts.vector_registers * 3 / 8);
   absl::StatusOr<search::Config> config = space.FromJson(
       {{"knobs",
         {{"tile_oc", {a.oc / ocn, ocn}}, {"tile_ow", {a.ow() / owv, owv}}, {"unroll_kw", 0}}}});

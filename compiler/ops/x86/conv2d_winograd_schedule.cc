@@ -24,12 +24,10 @@ int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 // Channel block: one vector of float32 (at least 4, the narrowest SIMD).
 int64_t Block(const TargetFacts& facts) { return std::max(facts.lanes(), 4); }
 
-int VectorRegisters(const TargetFacts& facts) { return facts.vector_bits >= 512 ? 32 : 16; }
-
 // Accumulators, one vector per column of U and the broadcast row value must fit the registers.
 bool RegisterTileFits(int64_t rows, int64_t columns, const TargetFacts& facts) {
   const int64_t vectors = columns / Block(facts);
-  return rows * vectors + vectors + 1 <= VectorRegisters(facts);
+  return rows * vectors + vectors + 1 <= facts.vector_registers;
 }
 
 const std::vector<IterVar>& Axes(const te::Tensor& t) {

@@ -20,9 +20,6 @@ int64_t FloorPow2(int64_t v) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Vector registers of the target: 32 with AVX-512, 16 with AVX/SSE.
-int VectorRegisters(const TargetFacts& facts) { return facts.vector_bits >= 512 ? 32 : 16; }
-
 const te::ComputeOpNode* ComputeOf(const te::Operation& op) {
   const auto* c = op.as<te::ComputeOpNode>();
   TESSEL_CHECK(c != nullptr) << op.name() << " is not a compute";
@@ -75,9 +72,9 @@ void DefineMatrixTileKnobs(search::ConfigSpace& space, int64_t m, int64_t n, int
 nlohmann::json MatrixTileFallback(int64_t m, int64_t n, int64_t k, const TargetFacts& facts,
                                   int column_groups) {
   const int64_t lanes = std::max(facts.lanes(), 4);
-  const int64_t accumulators = VectorRegisters(facts) / 2;
-  // Rows: up to 8 (AVX-512) or 4, fewer when the column groups would not fit otherwise.
-  int64_t rows = FloorPow2(std::min<int64_t>(m, facts.vector_bits >= 512 ? 8 : 4));
+  const int64_t accumulators = facts.vector_registers / 2;
+  // Rows: up to a quarter of the registers (8 with AVX-512, 4 with AVX2), fewer when the column groups would not fit otherwise.
+  int64_t rows = FloorPow2(std::min<int64_t>(m, facts.vector_registers / 4));
   rows = std::min(rows, FloorPow2(std::max<int64_t>(accumulators / column_groups, 1)));
   // Vectors per row and group: the rest of the accumulators, at most 8 (m = 1 streams the
   // weight at the memory's speed with 4 to 16 alike).

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+
+// The LLVM target of the tests whose code depends on the CPU (operator templates, compiled
+// models). By default this host, "llvm -mcpu=native". Each such test also runs as
+// `<test>_other_width` (tools/target_variants.bzl), with TESSEL_TEST_TARGET=other-vector-width:
+//   on a CPU with AVX-512: "llvm -mcpu=haswell" (AVX2, 8 float lanes), which runs here;
+//   on any other x86 CPU:  "llvm -mcpu=skylake-avx512" (16 lanes), compiled and assembled only.
+// So both vector widths are compiled on every machine, and run where the CPU allows. Any other
+// value of TESSEL_TEST_TARGET is taken as the target string itself.
+namespace tessel::testing {
+
+std::string TestTarget();
+
+// Empty when code compiled for `target` can run on this CPU; otherwise why not, e.g.
+// "llvm -mcpu=skylake-avx512 uses avx512f, avx512bw, ... which this CPU lacks". A target that
+// does not resolve is reported by the compile that follows, so it counts as runnable here.
+std::string WhyNotRunnable(const std::string& target);
+
+}  // namespace tessel::testing
