@@ -164,8 +164,9 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   auto config_column = [&](const std::string& text) {
     return history ? absl::StrFormat("%-9s ", text) : std::string();
   };
-  out << absl::StrFormat("%-5s %7s %-28s %9s %9s %6s  %s%s\n", "layer", "GFLOP", "template",
-                         "ours ms", "oneDNN ms", "ratio", config_column("config"), "correct");
+  out << absl::StrFormat("%-5s %7s %-28s %9s %9s %6s %5s  %s%s\n", "layer", "GFLOP", "template",
+                         "ours ms", "oneDNN ms", "ratio", "idle%", config_column("config"),
+                         "correct");
   experiments::RoundRobinOptions timer;
   timer.repeat = static_cast<int>(repeat);
   timer.warmup = 2;
@@ -176,9 +177,9 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   for (const workloads::Layer& layer : layers) {
     TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer,
                                                 history ? &*history : nullptr));
-    out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f  %s%s\n", row.layer, row.gflop,
-                           row.template_name, row.ours_ms, row.dnnl_ms, row.ratio,
-                           config_column(row.config), row.correct);
+    out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f %5.1f  %s%s\n", row.layer,
+                           row.gflop, row.template_name, row.ours_ms, row.dnnl_ms, row.ratio,
+                           row.interference * 100, config_column(row.config), row.correct);
     out.flush();
     all.push_back(row.ratio);
     (row.conv ? conv : depthwise).push_back(row.ratio);
@@ -187,8 +188,9 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   }
   out << absl::StrFormat(
       "\n(%d interleaved repeats after warm-up, each side in a process of its own and timed while "
-      "the other is idle: the idle side used at most %.1f%% of a core; ratio = median of "
-      "per-repeat oneDNN time / ours; layout conversions excluded on both sides)\n",
+      "the other is idle; idle%%: the most CPU the idle side used during the other's repeats, in "
+      "%% of a core (at most %.1f%%); ratio = median of per-repeat oneDNN time / ours; layout "
+      "conversions excluded on both sides)\n",
       timer.repeat, interference * 100);
   if (!conv.empty()) {
     out << absl::StrFormat("median ratio on C layers = %.3f\n", runtime::Median(conv));

@@ -61,7 +61,7 @@ struct RoundRobinOptions {
   int warmup = 3;            // untimed rounds, each running every side once; >= 0
   int repeat = 7;            // timed rounds; >= 1
   double min_repeat_ms = 0;  // each side's runs per repeat grown until a repeat lasts this long
-  // A side is idle when it uses less than this fraction of one core over a 2 ms window. Before
+  // A side is idle when it uses less than this fraction of one core over a 10 ms window. Before
   // each timed batch the parent waits (up to 2 s) until every other side is idle.
   double idle_fraction = 0.02;
 };

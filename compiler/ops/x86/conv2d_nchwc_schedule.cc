@@ -16,9 +16,6 @@ using nn::Axes;
 
 using schedule::Stage;
 
-// Largest per-iteration accumulator count: beyond it the register tile spills.
-constexpr int64_t kMaxAccumulatorVectors = 28;
-
 // Largest register tile reg_h x reg_n in the space: its statements are unrolled.
 constexpr int64_t kMaxTilePositions = 32;
 
@@ -32,6 +29,43 @@ constexpr int kReduceOrders[][4] = {
     {0, 3, 1, 2},  // icc, icb, kh, kw: one input channel's window at a time
     {1, 2, 3, 0},  // kh, kw, icb, icc: icc inside: every load strides by a channel block
 };
+
+// The fallback's register tile: reg_h x reg_n output positions x `vectors` channel vectors of
+// accumulators, at most half the vector registers (8 with AVX2's 16, 16 with AVX-512's 32): the
+// rest hold the weight vectors, the broadcast input and what the loop needs. Measured with
+// template_bench on Table 2's C3-C11 (Zen 3, AVX2, 2 threads), every best tile has 7 or 8
+// accumulators, and 12 to 16 run 1.2-2.4x slower; the 200-trial tunings of the same layers on
+// Zen 4 (AVX-512, results/tuned_table2/znver4) end at 14 to 16 (C3, C4, C5 at exactly this
+// rule's tile), where the earlier rule took 28.
+//   vectors: 2, 1 or 4 vectors of channels (one weight load feeds reg_h x reg_n FMAs per
+//            vector), the first of these that gives the most accumulators;
+//   reg_n:   the largest divisor of ow that fits the budget, then
+//   reg_h:   the largest divisor of oh that fits what the columns leave (narrow outputs such as
+//            Table 2's 14- and 7-wide ones would otherwise use a sliver of the registers).
+struct RegisterTile {
+  int64_t ocb = 1, reg_h = 1, reg_n = 1;
+  int64_t accumulators(int64_t lanes) const { return (ocb + lanes - 1) / lanes * reg_h * reg_n; }
+};
+
+RegisterTile ChooseRegisterTile(const nn::Conv2dAttrs& a, const TargetFacts& facts) {
+  const int64_t lanes = std::max(facts.lanes(), 4);
+  const int64_t budget = std::max(facts.vector_registers / 2, 1);
+  std::vector<int64_t> blocks;
+  for (int64_t vectors : {2, 1, 4}) {
+    if (a.oc % (vectors * lanes) == 0) blocks.push_back(vectors * lanes);
+  }
+  if (blocks.empty()) blocks.push_back(LargestDivisorAtMost(a.oc, lanes));
+  RegisterTile best;
+  bool found = false;
+  for (int64_t ocb : blocks) {
+    RegisterTile t{.ocb = ocb};
+    const int64_t positions = std::max<int64_t>(budget / ((ocb + lanes - 1) / lanes), 1);
+    t.reg_n = LargestDivisorAtMost(a.ow(), std::min(positions, kMaxTilePositions));
+    t.reg_h = LargestDivisorAtMost(a.oh(), positions / t.reg_n);
+    if (!found || t.accumulators(lanes) > best.accumulators(lanes)) best = t, found = true;
+  }
+  return best;
+}
 
 }  // namespace
 
@@ -65,38 +99,23 @@ void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a
   });
 }
 
-// The fallback keeps reg_n x ceil(ocb / lanes) accumulator vectors near 28 of AVX-512's 32
-// registers (half that with 16 registers), so each weight vector load feeds many FMAs:
-//   ocb:   two vectors when oc allows (two weight loads then serve 2 x reg_n FMAs), else one,
-//          else the largest divisor of oc up to one vector;
-//   reg_n: the largest divisor of ow that keeps the accumulators in registers;
+// The fallback: the register tile above;
 //   icb:   the largest divisor of ic up to 16 (a weight block of icb x ocb stays in L1);
 //   unroll_kw: for kernels up to 3 wide;
-//   pad_at_tile: 0 (padding per tile measured slower on Table 2's C1, C4, C7, C10 with 1 thread:
-//                0.81-0.90 of oneDNN against 0.92-0.98; left for the tuner);
-//   tile_oh, reorder_reduce, oc_inner: value 0 (one output row per tile, icc, kh, kw, icb,
-//                channel blocks outside rows), the program these numbers were measured on.
+//   pad_at_tile: 0 (padding per tile measured slower on Table 2's C1, C4, C7, C10 with 1 thread
+//                on Zen 4: 0.81-0.90 of oneDNN against 0.92-0.98; on Zen 3 the sweep above found
+//                0 as good or better on every layer; left for the tuner);
+//   reorder_reduce, oc_inner: value 0 (icc, kh, kw, icb; channel blocks outside rows).
 search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
                                    const TargetFacts& facts) {
-  const int64_t lanes = std::max(facts.lanes(), 4);
-  const int64_t registers = facts.vector_bits >= 512 ? kMaxAccumulatorVectors : 12;
-  int64_t ocb;
-  if (a.oc % (2 * lanes) == 0) {
-    ocb = 2 * lanes;
-  } else if (a.oc % lanes == 0) {
-    ocb = lanes;
-  } else {
-    ocb = LargestDivisorAtMost(a.oc, lanes);
-  }
-  const int64_t vectors = (ocb + lanes - 1) / lanes;
-  const int64_t reg_n = LargestDivisorAtMost(a.ow(), std::min<int64_t>(32, registers / vectors));
+  const RegisterTile tile = ChooseRegisterTile(a, facts);
   const int64_t icb = LargestDivisorAtMost(a.ic, 16);
   nlohmann::json knobs = {{"tile_ic", {a.ic / icb, icb}},
-                          {"tile_oc", {a.oc / ocb, ocb}},
-                          {"tile_ow", {a.ow() / reg_n, reg_n}},
+                          {"tile_oc", {a.oc / tile.ocb, tile.ocb}},
+                          {"tile_ow", {a.ow() / tile.reg_n, tile.reg_n}},
                           {"unroll_kw", a.kw <= 3 ? 1 : 0},
                           {"pad_at_tile", 0},
-                          {"tile_oh", {a.oh(), 1}},
+                          {"tile_oh", {a.oh() / tile.reg_h, tile.reg_h}},
                           {"reorder_reduce", {0, 1, 2, 3}},
                           {"oc_inner", 0}};
   absl::StatusOr<search::Config> config = space.FromJson({{"knobs", knobs}});

@@ -52,23 +52,28 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
   return space;
 }
 
-// One vector of channels (the data is read as vectors along the channel block); reg_n keeps
-// reg_n accumulators plus the reg_n input vectors of one kernel tap in registers. The padded
-// window goes next to the tile when strided (a whole padded input would be read once more for a
-// quarter of the outputs), and is padded once in advance otherwise (measured on Table 2's D
-// layers).
+// One vector of channels (the data is read as vectors along the channel block). Stride 1:
+// reg_n keeps reg_n accumulators plus the reg_n input vectors of one kernel tap in registers,
+// 7/16 of the vector registers (14 with AVX-512, 7 with AVX2). Strided: at most 2 columns,
+// measured with template_bench on Table 2's D2, D4, D6 (Zen 3, AVX2, 2 threads: 1.7-2.2x faster
+// than 7 columns) and what the Fig. 14 tuning logs found best on Zen 4 (1 to 4 columns). The
+// padded window goes next to the tile when strided (a whole padded input would be read once more
+// for a quarter of the outputs), and is padded once in advance otherwise (measured on Table 2's
+// D layers).
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const TargetFacts& facts) {
   const nn::Conv2dAttrs a = *ReadAttrs(args);
   const int64_t lanes = std::max(facts.lanes(), 4);
   const int64_t cb = a.ic % lanes == 0 ? lanes : LargestDivisorAtMost(a.ic, lanes);
-  const int64_t reg_n = LargestDivisorAtMost(a.ow(), facts.vector_bits >= 512 ? 14 : 7);
+  const bool strided = a.stride[0] > 1 || a.stride[1] > 1;
+  const int64_t reg_n =
+      LargestDivisorAtMost(a.ow(), strided ? 2 : facts.vector_registers * 7 / 16);
   absl::StatusOr<search::Config> config =
       space.FromJson({{"knobs",
                        {{"tile_c", {a.ic / cb, cb}},
                         {"tile_ow", {a.ow() / reg_n, reg_n}},
                         {"unroll_kernel", 1},
-                        {"pad_at_row", a.stride[0] > 1 ? 1 : 0}}}});
+                        {"pad_at_row", strided ? 1 : 0}}}});
   TESSEL_CHECK(config.ok()) << config.status().message();
   return *config;
 }
