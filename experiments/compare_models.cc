@@ -154,7 +154,8 @@ absl::StatusOr<ModelComparison> CompareModels(const std::string& network,
   absl::StatusOr<std::vector<SideTiming>> timed =
       TimeRoundRobin(sides, {.warmup = options.warmup,
                              .repeat = options.repeat,
-                             .min_repeat_ms = options.min_repeat_ms});
+                             .min_repeat_ms = options.min_repeat_ms,
+                             .warm_runs_per_repeat = 1});
   if (!timed.ok()) {
     return absl::Status(timed.status().code(),
                         absl::StrCat(network, ": ", timed.status().message()));

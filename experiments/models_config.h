@@ -12,8 +12,8 @@
 
 // An experiment that compares compiled models (`kind: models`): networks of workloads/networks,
 // each run by every variant (libtorch, or Tessel with some graph optimizations), timed
-// interleaved in one process (compare_models.h), optionally after tuning every task of every
-// network. Read from YAML; the schema, its keys and their defaults are in experiments/README.md.
+// interleaved, each variant in a process of its own (compare_models.h), optionally after tuning
+// every task of every network. Read from YAML; the schema, its keys and their defaults are in experiments/README.md.
 //
 // Mistakes are the tuning configs' style of error (config.h): one InvalidArgument
 // "<path>:<line>: <key>: <problem>".

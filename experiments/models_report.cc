@@ -41,6 +41,15 @@ std::string KernelsText(const VariantTiming& v, bool tuned) {
   return text;
 }
 
+// The most CPU an idle variant used while another was timed, over every network, in cores.
+double MaxInterference(const ModelsReportInput& input) {
+  double most = 0;
+  for (const ModelComparison& c : input.results) {
+    for (const VariantTiming& v : c.variants) most = std::max(most, v.max_interference);
+  }
+  return most;
+}
+
 }  // namespace
 
 std::string DescribeVariant(const VariantSpec& v) {
@@ -91,10 +100,13 @@ std::string ModelsSummaryMarkdown(const ModelsReportInput& input) {
       config.batch, "\n");
   absl::StrAppend(
       &md,
-      absl::StrFormat("- measured: the variants of a network timed in turn in one process, the "
-                      "median of %d rounds after %d warm-up round(s); in each round a variant "
-                      "runs back to back for at least %g ms and its time is the mean per run\n",
-                      config.repeat, config.warmup, config.min_repeat_ms));
+      absl::StrFormat("- measured: each variant of a network in a process of its own, timed in "
+                      "turn, the median of %d rounds after %d warm-up round(s); in each round a "
+                      "variant runs once untimed, then back to back for at least %g ms, and its "
+                      "time is the mean per run; it starts once the other variants are idle "
+                      "(they used at most %.1f%% of a core during its runs)\n",
+                      config.repeat, config.warmup, config.min_repeat_ms,
+                      100 * MaxInterference(input)));
   if (tuned) {
     const ModelsTuningSpec& t = *config.tuning;
     absl::StrAppend(&md, "- tuning: ", t.trials, " trials per task, ",

@@ -116,8 +116,16 @@ void WaitUntilOthersIdle(const std::vector<SideProcess*>& sides, size_t except,
 }
 
 absl::Status CheckOptions(const RoundRobinOptions& o) {
-  if (o.warmup < 0) return absl::InvalidArgumentError(absl::StrCat("warmup must be >= 0, got ", o.warmup));
-  if (o.repeat < 1) return absl::InvalidArgumentError(absl::StrCat("repeat must be >= 1, got ", o.repeat));
+  if (o.warmup < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("warmup must be >= 0, got ", o.warmup));
+  }
+  if (o.warm_runs_per_repeat < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("warm_runs_per_repeat must be >= 0, got ", o.warm_runs_per_repeat));
+  }
+  if (o.repeat < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("repeat must be >= 1, got ", o.repeat));
+  }
   if (!(o.min_repeat_ms >= 0) || !std::isfinite(o.min_repeat_ms)) {
     return absl::InvalidArgumentError(
         absl::StrCat("min_repeat_ms must be a number >= 0, got ", o.min_repeat_ms));
@@ -292,6 +300,9 @@ absl::StatusOr<std::vector<SideTiming>> TimeRoundRobin(const std::vector<SidePro
   for (int r = 0; r < options.repeat; ++r) {
     for (size_t i = 0; i < sides.size(); ++i) {
       WaitUntilOthersIdle(sides, i, options.idle_fraction);
+      if (options.warm_runs_per_repeat > 0) {
+        TESSEL_RETURN_IF_ERROR(sides[i]->TimeBatch(options.warm_runs_per_repeat).status());
+      }
       const double others_before = SumCpuSeconds(sides, i);
       const Clock::time_point start = Clock::now();
       TESSEL_ASSIGN_OR_RETURN(double seconds, sides[i]->TimeBatch(timings[i].runs_per_repeat));

@@ -61,6 +61,10 @@ struct RoundRobinOptions {
   int warmup = 3;            // untimed rounds, each running every side once; >= 0
   int repeat = 7;            // timed rounds; >= 1
   double min_repeat_ms = 0;  // each side's runs per repeat grown until a repeat lasts this long
+  // Untimed runs of a side right before each of its timed batches: the other sides ran in
+  // between and took the caches (ResNet-18's weights alone are 46 MB), so without these a batch
+  // of one run measures a cold start, not the side as it runs alone (measured: 1.5x). >= 0.
+  int warm_runs_per_repeat = 1;
   // A side is idle when it uses less than this fraction of one core over a 10 ms window. Before
   // each timed batch the parent waits (up to 2 s) until every other side is idle.
   double idle_fraction = 0.02;
@@ -76,7 +80,7 @@ struct SideTiming {
 
 // Times the sides round robin after `warmup` untimed rounds: in each of `repeat` rounds, side 0's
 // batch, then side 1's, ... (so machine noise falls on all alike), each started once every other
-// side is idle. One SideTiming per side, in order. Errors: bad options, a worker's failure.
+// side is idle and after the side's own warm runs. One SideTiming per side, in order. Errors: bad options, a worker's failure.
 absl::StatusOr<std::vector<SideTiming>> TimeRoundRobin(const std::vector<SideProcess*>& sides,
                                                        const RoundRobinOptions& options);
 
