@@ -54,7 +54,7 @@ struct MeasureSpec {
 };
 
 struct ExperimentConfig {
-  std::string name;             // results go to results/<name>/ by default
+  std::string name;             // results go to results/<name>/<cpu>/ by default
   std::string target = "llvm";  // as written; the runner adds -mcpu=native and FMA contraction
   int threads = 1;              // threads of the measured programs and of oneDNN
   int model_threads = 1;        // threads of cost-model training and feature extraction

@@ -53,7 +53,7 @@ absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& 
   TESSEL_ASSIGN_OR_RETURN(
       cli::Flags flags,
       cli::Flags::Parse("experiment", args.subspan(1),
-                        {{"out", "the output directory (default results/<name>)"}}));
+                        {{"out", "the output directory (default results/<name>/<cpu>)"}}));
   TESSEL_ASSIGN_OR_RETURN(AnyConfig any, LoadAnyConfig(file.path, RegisteredNames()));
   RunnerOptions options;
   options.out_dir = flags.String("out", "");

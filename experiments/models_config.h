@@ -49,7 +49,7 @@ struct ModelsTuningSpec {
 };
 
 struct ModelsConfig {
-  std::string name;             // results go to results/<name>/ by default
+  std::string name;             // results go to results/<name>/<cpu>/ by default
   std::string target = "llvm";  // as written; the runner adds -mcpu=native and FMA contraction
   int threads = 1;              // Tessel's and libtorch's, also of the tuning measurements
   int64_t batch = 1;
