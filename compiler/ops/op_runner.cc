@@ -17,27 +17,6 @@
 namespace tessel::ops {
 namespace {
 
-// Element i of x as a double (the float and integer types the operators use).
-double ElementAt(const runtime::NDArray& x, int64_t i) {
-  const DLDataType t = x.dl()->dtype;
-  if (t.code == kDLFloat && t.bits == 32) return x.data<float>()[i];
-  if (t.code == kDLFloat && t.bits == 64) return x.data<double>()[i];
-  if (t.code == kDLInt && t.bits == 32) return x.data<int32_t>()[i];
-  if (t.code == kDLInt && t.bits == 64) return static_cast<double>(x.data<int64_t>()[i]);
-  if (t.code == kDLUInt && t.bits == 8) return x.data<uint8_t>()[i];
-  if (t.code == kDLInt && t.bits == 8) return x.data<int8_t>()[i];
-  TESSEL_UNREACHABLE() << "cannot read elements of type " << runtime::DLTypeToString(t);
-}
-
-std::string IndexText(const std::vector<int64_t>& shape, int64_t flat) {
-  std::vector<int64_t> index(shape.size());
-  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-    index[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return absl::StrCat("[", absl::StrJoin(index, ", "), "]");
-}
-
 template <typename T>
 void FillIntegers(runtime::NDArray& x, std::mt19937& rng, int64_t low, int64_t high) {
   std::uniform_int_distribution<int64_t> dist(low, high - 1);
@@ -132,12 +111,13 @@ absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
     }
     const bool exact = want[o].dl()->dtype.code != kDLFloat;
     for (int64_t i = 0; i < got[o].NumElements(); ++i) {
-      const double g = ElementAt(got[o], i), w = ElementAt(want[o], i);
+      const double g = runtime::ElementAsDouble(got[o], i);
+      const double w = runtime::ElementAsDouble(want[o], i);
       const double allowed = exact ? 0 : tolerance.atol + tolerance.rtol * std::fabs(w);
       if (!(std::fabs(g - w) <= allowed)) {
         return absl::InternalError(absl::StrCat("output ", o, " at ",
-                                                IndexText(want[o].shape(), i), " is ", g, " but ",
-                                                reference, " gives ", w));
+                                                runtime::IndexText(want[o].shape(), i), " is ", g,
+                                                " but ", reference, " gives ", w));
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <limits>
 #include <new>
 #include <string>
 
@@ -197,6 +198,27 @@ absl::Status NDArray::CopyToBytes(void* bytes, size_t nbytes) const {
   }
   CopyElements(*dl(), CompactView(*dl(), bytes));
   return absl::OkStatus();
+}
+
+double ElementAsDouble(const NDArray& a, int64_t flat) {
+  const DLDataType t = a.dtype();
+  if (t.code == kDLFloat && t.bits == 32) return a.data<float>()[flat];
+  if (t.code == kDLFloat && t.bits == 64) return a.data<double>()[flat];
+  if (t.code == kDLInt && t.bits == 32) return a.data<int32_t>()[flat];
+  if (t.code == kDLInt && t.bits == 64) return static_cast<double>(a.data<int64_t>()[flat]);
+  if (t.code == kDLInt && t.bits == 8) return a.data<int8_t>()[flat];
+  if (t.code == kDLUInt && t.bits == 8) return a.data<uint8_t>()[flat];
+  if (t.code == kDLBool) return a.data<uint8_t>()[flat];
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string IndexText(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return absl::StrCat("[", absl::StrJoin(index, ", "), "]");
 }
 
 }  // namespace tessel::runtime

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -89,5 +90,12 @@ class NDArray {
 
   std::shared_ptr<Container> container_;
 };
+
+// Element `flat` of a compact array (row-major order) as a double, for the float, integer and
+// bool types the operators use; NaN for any other type, so that comparing it fails.
+double ElementAsDouble(const NDArray& a, int64_t flat);
+
+// "[i, j, ...]": the index of element `flat` (row-major order) of an array of `shape`.
+std::string IndexText(const std::vector<int64_t>& shape, int64_t flat);
 
 }  // namespace tessel::runtime

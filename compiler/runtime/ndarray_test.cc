@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -284,6 +285,24 @@ TEST(NDArrayTest, ScalarHasOneElement) {
   const double pi = 3.25;
   ASSERT_TRUE(s.CopyFromBytes(&pi, sizeof(pi)).ok());
   EXPECT_EQ(*s.data<double>(), 3.25);
+}
+
+TEST(NDArrayTest, ElementsReadAsDoublesAndIndicesPrintRowMajor) {
+  NDArray i8 = NDArray::Empty({2, 3}, {kDLInt, 8, 1});
+  for (int k = 0; k < 6; ++k) i8.data<int8_t>()[k] = static_cast<int8_t>(k - 3);
+  EXPECT_EQ(ElementAsDouble(i8, 0), -3.0);
+  EXPECT_EQ(ElementAsDouble(i8, 5), 2.0);
+  NDArray f = NDArray::Empty({1}, {kDLFloat, 32, 1});
+  f.data<float>()[0] = 0.5f;
+  EXPECT_EQ(ElementAsDouble(f, 0), 0.5);
+  // A type the operators do not use reads as NaN, so a comparison with it fails.
+  NDArray f16 = NDArray::Empty({1}, {kDLFloat, 16, 1});
+  EXPECT_TRUE(std::isnan(ElementAsDouble(f16, 0)));
+
+  EXPECT_EQ(IndexText({2, 3, 4}, 0), "[0, 0, 0]");
+  EXPECT_EQ(IndexText({2, 3, 4}, 23), "[1, 2, 3]");
+  EXPECT_EQ(IndexText({2, 3, 4}, 13), "[1, 0, 1]");
+  EXPECT_EQ(IndexText({}, 0), "[]");
 }
 
 }  // namespace

@@ -26,27 +26,6 @@ std::string CaseName(const fs::path& root, const fs::path& path) {
   return rel.empty() || rel == "." ? path.filename().string() : rel.string();
 }
 
-double ElementAt(const NDArray& a, int64_t i) {
-  const DLDataType t = a.dtype();
-  if (t.code == kDLFloat && t.bits == 32) return a.data<float>()[i];
-  if (t.code == kDLFloat && t.bits == 64) return a.data<double>()[i];
-  if (t.code == kDLInt && t.bits == 32) return a.data<int32_t>()[i];
-  if (t.code == kDLInt && t.bits == 64) return static_cast<double>(a.data<int64_t>()[i]);
-  if (t.code == kDLInt && t.bits == 8) return a.data<int8_t>()[i];
-  if (t.code == kDLUInt && t.bits == 8) return a.data<uint8_t>()[i];
-  if (t.code == runtime::kDLBool) return a.data<uint8_t>()[i];
-  return NAN;
-}
-
-std::string IndexText(const std::vector<int64_t>& shape, int64_t flat) {
-  std::vector<int64_t> index(shape.size());
-  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-    index[static_cast<size_t>(d)] = flat % shape[static_cast<size_t>(d)];
-    flat /= shape[static_cast<size_t>(d)];
-  }
-  return absl::StrCat("[", absl::StrJoin(index, ", "), "]");
-}
-
 std::string TypeText(const NDArray& a) {
   return absl::StrCat(runtime::DLTypeToString(a.dtype()), "[", absl::StrJoin(a.shape(), ", "), "]");
 }
@@ -156,13 +135,14 @@ std::string CompareConformanceOutputs(const std::vector<NDArray>& got,
       return absl::StrCat("output ", o, " is ", TypeText(got[o]), ", expected ", TypeText(want[o]));
     }
     for (int64_t i = 0; i < want[o].NumElements(); ++i) {
-      const double g = ElementAt(got[o], i), w = ElementAt(want[o], i);
+      const double g = runtime::ElementAsDouble(got[o], i);
+      const double w = runtime::ElementAsDouble(want[o], i);
       if (std::isnan(g) && std::isnan(w)) continue;
       const double err = std::isnan(g) || std::isnan(w) ? INFINITY : std::fabs(g - w);
       if (!(err <= tol.atol + tol.rtol * std::fabs(w))) ok = false;
       if (err > worst) {
         worst = err;
-        where = absl::StrCat(IndexText(want[o].shape(), i),
+        where = absl::StrCat(runtime::IndexText(want[o].shape(), i),
                              got.size() > 1 ? absl::StrCat(" of output ", o) : "");
       }
     }
