@@ -28,13 +28,12 @@ std::string NotRunHere(const std::string& target) {
 
 absl::StatusOr<std::optional<runtime::Function>> CompileToCheck(const OpProgram& program,
                                                                 const std::string& target) {
-  if (NotRunHere(target).empty()) {
-    TESSEL_ASSIGN_OR_RETURN(runtime::Function f, CompileProgram(program, "op", target));
-    return std::optional<runtime::Function>(std::move(f));
-  }
+  // One build either way: the module holds the assembled object before any function is asked for.
   TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func, transforms::Lower(program.schedule, program.args, "op"));
-  TESSEL_RETURN_IF_ERROR(driver::Build({func}, target).status());
-  return std::optional<runtime::Function>();
+  TESSEL_ASSIGN_OR_RETURN(runtime::Module module, driver::Build({func}, target));
+  if (!NotRunHere(target).empty()) return std::optional<runtime::Function>();
+  TESSEL_ASSIGN_OR_RETURN(runtime::Function f, module.GetFunction("op"));
+  return std::optional<runtime::Function>(std::move(f));
 }
 
 absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Config& config,
