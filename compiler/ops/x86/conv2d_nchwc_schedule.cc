@@ -105,11 +105,18 @@ void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a
 //   pad_at_tile: 0 (padding per tile measured slower on Table 2's C1, C4, C7, C10 with 1 thread
 //                on Zen 4: 0.81-0.90 of oneDNN against 0.92-0.98; on Zen 3 the sweep above found
 //                0 as good or better on every layer; left for the tuner);
-//   reorder_reduce, oc_inner: value 0 (icc, kh, kw, icb; channel blocks outside rows).
+//   reorder_reduce: value 0 (icc, kh, kw, icb);
+//   oc_inner: 1 (rows outside channel blocks) where the input (one image) is at least the
+//             weights: a row band's input then stays in cache across every channel block, and
+//             the smaller weights are what is streamed again; 0 otherwise. On Zen 3 (2 threads,
+//             template_bench, median of 7 interleaved rounds) this ran C5 1.36x and C8 1.15x
+//             faster than value 0 and left C1, C3, C4 within noise (0.98-1.01); the 200-trial
+//             Zen 3 tunings (results/tuned_table2/znver3) chose 1 on C3, C5 and C8.
 search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
                                    const TargetFacts& facts) {
   const RegisterTile tile = ChooseRegisterTile(a, facts);
   const int64_t icb = LargestDivisorAtMost(a.ic, 16);
+  const int64_t input = a.ic * a.h * a.w, weights = a.oc * a.ic * a.kh * a.kw;
   nlohmann::json knobs = {{"tile_ic", {a.ic / icb, icb}},
                           {"tile_oc", {a.oc / tile.ocb, tile.ocb}},
                           {"tile_ow", {a.ow() / tile.reg_n, tile.reg_n}},
@@ -117,7 +124,7 @@ search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::C
                           {"pad_at_tile", 0},
                           {"tile_oh", {a.oh() / tile.reg_h, tile.reg_h}},
                           {"reorder_reduce", {0, 1, 2, 3}},
-                          {"oc_inner", 0}};
+                          {"oc_inner", input >= weights ? 1 : 0}};
   absl::StatusOr<search::Config> config = space.FromJson({{"knobs", knobs}});
   TESSEL_CHECK(config.ok()) << "conv2d NCHWc fallback outside its space: "
                             << config.status().message();

@@ -49,7 +49,8 @@ std::vector<int64_t> NewKnobs(const search::Config& c) {
 }
 
 // The fallback's register tile (conv2d_nchwc_schedule.cc): at most half the vector registers of
-// accumulators, 2, 1 or 4 channel vectors, columns then rows. Expected tiles worked out by hand
+// accumulators, 2, 1 or 4 channel vectors, columns then rows; rows outside channel blocks where
+// the input is at least the weights. Expected tiles worked out by hand
 // for Table 2 layers on both widths; each fallback also computes what libtorch does.
 TEST(Conv2dNchwcSpaceTest, FallbackRegisterTileFitsTheTarget) {
   struct Case {
@@ -57,18 +58,19 @@ TEST(Conv2dNchwcSpaceTest, FallbackRegisterTileFitsTheTarget) {
     OpArgs args;
     bool avx512;
     int64_t ocb, reg_h, reg_n;
+    int64_t oc_inner;  // 1 where the input is at least the weights
   };
   const Case cases[] = {
       // AVX2 (8 lanes, budget 8): 2 vectors x 2 x 2; 14 columns alone would give 2 x 2.
-      {"C7", SquareConvArgs(128, 28, 256, 3, 2, 1), false, 16, 2, 2},
+      {"C7", SquareConvArgs(128, 28, 256, 3, 2, 1), false, 16, 2, 2, 0},
       // 7 x 7 output: 2 vectors fit one position only, 1 vector takes 7 columns.
-      {"C10", SquareConvArgs(256, 14, 512, 3, 2, 1), false, 8, 1, 7},
-      {"C3", SquareConvArgs(64, 56, 64, 1, 1, 0), false, 16, 1, 4},
+      {"C10", SquareConvArgs(256, 14, 512, 3, 2, 1), false, 8, 1, 7, 0},
+      {"C3", SquareConvArgs(64, 56, 64, 1, 1, 0), false, 16, 1, 4, 1},
       // AVX-512 (16 lanes, budget 16): 4 vectors x 2 x 2 beat 2 vectors x 7.
-      {"C7", SquareConvArgs(128, 28, 256, 3, 2, 1), true, 64, 2, 2},
-      {"C10", SquareConvArgs(256, 14, 512, 3, 2, 1), true, 32, 1, 7},
-      {"C3", SquareConvArgs(64, 56, 64, 1, 1, 0), true, 32, 1, 8},
-      {"C4", SquareConvArgs(64, 56, 128, 3, 2, 1), true, 64, 1, 4},
+      {"C7", SquareConvArgs(128, 28, 256, 3, 2, 1), true, 64, 2, 2, 0},
+      {"C10", SquareConvArgs(256, 14, 512, 3, 2, 1), true, 32, 1, 7, 0},
+      {"C3", SquareConvArgs(64, 56, 64, 1, 1, 0), true, 32, 1, 8, 1},
+      {"C4", SquareConvArgs(64, 56, 128, 3, 2, 1), true, 64, 1, 4, 1},
   };
   for (const Case& c : cases) {
     const TargetFacts facts = c.avx512 ? Avx512() : Avx2();
@@ -80,7 +82,7 @@ TEST(Conv2dNchwcSpaceTest, FallbackRegisterTileFitsTheTarget) {
     EXPECT_EQ(f.split("tile_oh")[1], c.reg_h) << where << f.ToString();
     EXPECT_EQ(f.split("tile_ow")[1], c.reg_n) << where << f.ToString();
     EXPECT_EQ(NewKnobs(f)[1], 0) << where;  // reorder_reduce: icc, kh, kw, icb
-    EXPECT_EQ(NewKnobs(f)[2], 0) << where;  // oc_inner
+    EXPECT_EQ(NewKnobs(f)[2], c.oc_inner) << where;  // oc_inner
   }
   // The host's own fallback on a small layer computes what libtorch computes.
   const absl::Status s = testing::CheckFallback(Nchwc(), SquareConvArgs(8, 14, 32, 3, 2, 1), Loose());
