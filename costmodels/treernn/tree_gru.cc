@@ -1,7 +1,12 @@
 #include "costmodels/treernn/tree_gru.h"
 
 #include <absl/strings/str_cat.h>
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
+#include <torch/optim/adam.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
 
 #include <algorithm>
 #include <cmath>

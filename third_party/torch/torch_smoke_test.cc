@@ -1,7 +1,10 @@
 // libtorch: a tiny GRU learns to output the running mean of its input sequence; a few Adam steps
 // must cut the loss well below where it started.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
+#include <torch/optim/adam.h>
 
 namespace {
 

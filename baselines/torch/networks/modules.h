@@ -1,6 +1,13 @@
 #pragma once
 
-#include <torch/torch.h>
+// The module headers these networks use, not <torch/torch.h>: a third of each file's compile.
+#include <torch/nn/module.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
 
 #include <memory>
 #include <vector>
