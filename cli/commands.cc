@@ -10,17 +10,17 @@
 #include <span>
 
 #include "cli/conformance.h"
+#include "cli/experiment_command.h"
 #include "cli/flags.h"
 #include "cli/gemm_commands.h"
 #include "cli/list.h"
 #include "cli/log_commands.h"
-#include "cli/model_commands.h"
 #include "cli/model_bench.h"
+#include "cli/model_commands.h"
 #include "cli/ops_bench.h"
 #include "cli/tune_command.h"
 #include "cli/version.h"
 #include "compiler/support/status_macros.h"
-#include "experiments/experiment_command.h"
 
 namespace tessel::cli {
 namespace {
@@ -47,7 +47,7 @@ absl::Status Quickstart(Args args, std::ostream& out) {
     dir = pattern;
   }
   std::vector<std::string> experiment = {"quickstart", "--out", dir};
-  return experiments::ExperimentCommand(experiment, out);
+  return ExperimentCommand(experiment, out);
 }
 
 absl::Status NoArguments(const char* command, Args args) {
@@ -103,7 +103,7 @@ const std::vector<Command>& Commands() {
        "runs an experiment config (operators tuned by strategies x seeds against oneDNN, or "
        "compiled models compared): `experiment CONFIG.yaml [--out DIR]`; shipped: quickstart, "
        "fig12_costmodels, tuned_table2, fig4_fusion, fig14_end2end",
-       [](Args args, std::ostream& out) { return experiments::ExperimentCommand(args, out); }},
+       [](Args args, std::ostream& out) { return ExperimentCommand(args, out); }},
       {"compile",
        "compile a model to a folder: `compile (MODEL.onnx | --workload NAME) --target T [--log L] "
        "-o DIR` (each task's tuned config from the logs, else its fallback)",

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "cli/bench_target.h"
 #include "cli/flags.h"
 #include "compiler/runtime/timer.h"
+#include "experiments/bench_target.h"
 #include "experiments/gemm_job.h"
 #include "experiments/side_process.h"
 #include "hardware/host/fma_peak.h"
@@ -59,7 +59,7 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
       !s.ok()) {
     return s;
   }
-  out << BenchMetadata(kGemmTarget, static_cast<int>(*threads));
+  out << experiments::BenchMetadata(kGemmTarget, static_cast<int>(*threads));
   out << absl::StrFormat("gemm %dx%dx%d fp32; compile %.0f ms; output matches OpenBLAS\n", shape.m,
                          shape.n, shape.k, (*ours)->info().value("compile_seconds", 0.0) * 1e3);
   experiments::RoundRobinOptions options;
@@ -83,8 +83,7 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
       "(%d interleaved repeats after warm-up, each side in a process of its own and timed while "
       "the other is idle: the idle side used at most %.1f%% of a core; ratio = median of "
       "per-repeat openblas time / tessel time)\n",
-      options.repeat,
-      100 * std::max((*timed)[0].max_interference, (*timed)[1].max_interference));
+      options.repeat, 100 * std::max((*timed)[0].max_interference, (*timed)[1].max_interference));
   out << absl::StrFormat("tessel/openblas = %.3f\n", runtime::Median(ratios));
   return absl::OkStatus();
 }
@@ -98,7 +97,7 @@ absl::Status BenchSchedules(std::span<const std::string> args, std::ostream& out
   const GemmShape shape;
   absl::StatusOr<GemmJob> job = GemmJob::Create(shape, static_cast<int>(*threads));
   if (!job.ok()) return job.status();
-  out << BenchMetadata(kGemmTarget, job->threads());
+  out << experiments::BenchMetadata(kGemmTarget, job->threads());
   const hardware::FmaPeak peak = hardware::MeasureFmaPeak();
   const double peak_gflops = peak.GflopsFor(job->threads());
   out << absl::StrFormat(

@@ -6,8 +6,8 @@
 #include <map>
 #include <vector>
 
-#include "compiler/driver/target.h"
 #include "compiler/ops/template.h"
+#include "compiler/target/target.h"
 #include "costmodels/cost_model.h"
 #include "search/explorers/explorer.h"
 #include "workloads/network_ops.h"
@@ -17,8 +17,8 @@ namespace tessel::cli {
 std::string RegistryListing() {
   // The registries of ../shared/DESIGN.md, in the order a compile meets them. Each module adds its
   // entries here as it lands; an empty registry says so rather than disappearing.
-  std::string listing = absl::StrCat("targets: ", absl::StrJoin(driver::Target::Kinds(), ", "),
-                                     " (see compiler/driver/target.h for their options)\n");
+  std::string listing = absl::StrCat("targets: ", absl::StrJoin(target::Target::Kinds(), ", "),
+                                     " (see compiler/target/target.h for their options)\n");
   // Templates grouped by the logical operator they compute (compiler/ops/OPERATORS.md).
   std::map<std::string, std::vector<std::string>> by_op;
   for (const ops::Template* t : ops::AllTemplates()) by_op[t->op].push_back(t->name);

@@ -7,11 +7,11 @@
 
 #include <optional>
 
-#include "cli/bench_target.h"
 #include "cli/command_args.h"
 #include "cli/model_commands.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
+#include "experiments/bench_target.h"
 #include "experiments/compare_models.h"
 #include "workloads/networks/network.h"
 
@@ -82,7 +82,7 @@ absl::Status BenchModel(std::span<const std::string> arg_words, std::ostream& ou
   for (const experiments::VariantTiming& v : c.variants) {
     for (const std::string& warning : v.warnings) out << "warning: " << warning << "\n";
   }
-  out << BenchMetadata(c.target, options.threads);
+  out << experiments::BenchMetadata(c.target, options.threads);
   if (only.empty()) {
     out << absl::StrFormat(
         "network: %s, batch %d, %d kernels, outputs equal libtorch's (atol %g, rtol %g)\n", name,
@@ -93,7 +93,8 @@ absl::Status BenchModel(std::span<const std::string> arg_words, std::ostream& ou
   out << "each side in a process of its own, timed while the other is idle\n";
   for (const experiments::VariantTiming& v : c.variants) {
     out << absl::StrFormat(
-        "%-8s %9.3f ms (median of %d%s repeats; the other side's CPU use during them: max %.1f%%)\n",
+        "%-8s %9.3f ms (median of %d%s repeats; the other side's CPU use during them: max "
+        "%.1f%%)\n",
         v.name, runtime::Median(v.seconds) * 1e3, repeat, only.empty() ? " interleaved" : "",
         v.max_interference * 100);
   }

@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "baselines/torch/reference.h"
-#include "cli/bench_target.h"
 #include "cli/flags.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/op_runner.h"
@@ -16,6 +15,7 @@
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
+#include "experiments/bench_target.h"
 #include "experiments/side_process.h"
 #include "search/records/apply_history_best.h"
 #include "workloads/table2.h"
@@ -28,7 +28,7 @@ struct Row {
   std::string config;  // with a tuning log: "tuned" or "fallback"
   double gflop = 0, ours_ms = 0, dnnl_ms = 0, ratio = 0;
   double interference = 0;  // the most CPU the idle side used while the other was timed
-  bool conv = true;  // C layer (else D)
+  bool conv = true;         // C layer (else D)
 };
 
 // The layers named by --layers (all of the suite when empty), in the suite's order.
@@ -85,9 +85,9 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
   TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<experiments::SideProcess> ours,
                           experiments::SideProcess::Start(where + "tessel", ours_request));
   nlohmann::json dnnl_request = common;
-  dnnl_request.update({{"side", "onednn"},
-                       {"inputs", {ours->data_dir() + "/input_0.npy",
-                                   ours->data_dir() + "/input_1.npy"}}});
+  dnnl_request.update(
+      {{"side", "onednn"},
+       {"inputs", {ours->data_dir() + "/input_0.npy", ours->data_dir() + "/input_1.npy"}}});
   TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<experiments::SideProcess> dnnl,
                           experiments::SideProcess::Start(where + "oneDNN", dnnl_request));
   TESSEL_ASSIGN_OR_RETURN(std::vector<experiments::SideTiming> timed,
@@ -127,7 +127,8 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
     return absl::InvalidArgumentError(
         absl::StrCat("--suite '", suite, "' is not a suite; known: table2"));
   }
-  TESSEL_ASSIGN_OR_RETURN(std::string target, HostBenchTarget(flags.String("target", "llvm")));
+  TESSEL_ASSIGN_OR_RETURN(std::string target,
+                          experiments::HostBenchTarget(flags.String("target", "llvm")));
   std::optional<search::ApplyHistoryBest> history;
   const std::string log = flags.String("log", "");
   if (!log.empty()) {
@@ -152,7 +153,7 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   runtime::ThreadPool::Global().SetNumThreads(static_cast<int>(threads));
   TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(target));
 
-  out << BenchMetadata(target, static_cast<int>(threads));
+  out << experiments::BenchMetadata(target, static_cast<int>(threads));
   const char* spin = std::getenv("GOMP_SPINCOUNT");
   out << "oneDNN: OpenMP, GOMP_SPINCOUNT=" << (spin != nullptr ? spin : "unset (libgomp's default)")
       << "\n";
@@ -177,8 +178,8 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   for (const workloads::Layer& layer : layers) {
     TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer,
                                                 history ? &*history : nullptr));
-    out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f %5.1f  %s%s\n", row.layer,
-                           row.gflop, row.template_name, row.ours_ms, row.dnnl_ms, row.ratio,
+    out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f %5.1f  %s%s\n", row.layer, row.gflop,
+                           row.template_name, row.ours_ms, row.dnnl_ms, row.ratio,
                            row.interference * 100, config_column(row.config), row.correct);
     out.flush();
     all.push_back(row.ratio);

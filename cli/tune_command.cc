@@ -10,11 +10,11 @@
 #include <iostream>
 #include <set>
 
-#include "cli/bench_target.h"
 #include "cli/command_args.h"
 #include "cli/model_source.h"
 #include "compiler/driver/model_tasks.h"
 #include "compiler/support/status_macros.h"
+#include "experiments/bench_target.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
 #include "search/tuner/progress_line.h"
@@ -314,10 +314,11 @@ absl::StatusOr<bool> NamesAModel(const CommandArgs& args) {
 
 absl::Status TuneCommand(std::span<const std::string> arg_words, std::ostream& out) {
   TESSEL_ASSIGN_OR_RETURN(CommandArgs args, CommandArgs::Parse("tune", arg_words, TuneSpec()));
-  // Tuned as benchmarked: this host's CPU and fused multiply-adds (cli/bench_target.h), which is
-  // also how `tessel compile` resolves the target, so the tasks' keys are the ones it looks up.
+  // Tuned as benchmarked: this host's CPU and fused multiply-adds (experiments/bench_target.h),
+  // which is also how `tessel compile` resolves the target, so the tasks' keys are the ones it
+  // looks up.
   TESSEL_ASSIGN_OR_RETURN(const std::string target_flag, args.Value("target", "llvm"));
-  absl::StatusOr<std::string> target = HostBenchTarget(target_flag);
+  absl::StatusOr<std::string> target = experiments::HostBenchTarget(target_flag);
   if (!target.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--target: ", target.status().message()));
   }

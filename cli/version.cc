@@ -3,13 +3,14 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
 
-#include "cli/build_info.h"
+#include "experiments/build_info.h"
 #include "third_party/system_packages.h"
 
 namespace tessel::cli {
 
 std::string VersionReport() {
-  std::string report = absl::StrCat("tessel ", kGitCommit, " (", kGitState, ")\n");
+  std::string report =
+      absl::StrCat("tessel ", experiments::kGitCommit, " (", experiments::kGitState, ")\n");
 #ifdef __OPTIMIZE__
   constexpr char kMode[] = "optimized";
 #else

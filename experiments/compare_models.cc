@@ -8,11 +8,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "baselines/torch/graph_reference.h"
 #include "baselines/torch/networks/torch_network.h"
-#include "compiler/driver/compile_target.h"
-#include "compiler/graph/reference_eval.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/host_target.h"
 #include "experiments/side_process.h"
 #include "workloads/networks/network.h"
 
@@ -62,15 +62,15 @@ absl::Status CheckNetwork(const std::string& network, const std::vector<ModelVar
   std::vector<std::string> known = workloads::networks::NetworkNames();
   for (const std::string& w : workloads::networks::FusionWorkloadNames()) known.push_back(w);
   if (std::find(known.begin(), known.end(), network) == known.end()) {
-    return absl::NotFoundError(absl::StrCat("unknown network '", network, "' (known: ",
-                                            absl::StrJoin(known, ", "), ")"));
+    return absl::NotFoundError(
+        absl::StrCat("unknown network '", network, "' (known: ", absl::StrJoin(known, ", "), ")"));
   }
   const std::vector<std::string> torch = baselines::TorchNetworkNames();
   for (const ModelVariant& v : variants) {
     if (v.libtorch && std::find(torch.begin(), torch.end(), network) == torch.end()) {
-      return absl::NotFoundError(absl::StrCat("variant '", v.name, "': no torch network '",
-                                              network, "' (networks with a libtorch version: ",
-                                              absl::StrJoin(torch, ", "), ")"));
+      return absl::NotFoundError(
+          absl::StrCat("variant '", v.name, "': no torch network '", network,
+                       "' (networks with a libtorch version: ", absl::StrJoin(torch, ", "), ")"));
     }
   }
   return absl::OkStatus();
@@ -102,7 +102,7 @@ absl::StatusOr<ModelComparison> CompareModels(const std::string& network,
   TESSEL_RETURN_IF_ERROR(CheckNetwork(network, variants));
   ModelComparison result;
   result.network = network;
-  TESSEL_ASSIGN_OR_RETURN(result.target, driver::ResolveCompileTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(result.target, target::ResolveCompileTarget(options.target));
 
   std::vector<std::unique_ptr<SideProcess>> processes;
   std::vector<SideProcess*> sides;
@@ -142,7 +142,7 @@ absl::StatusOr<ModelComparison> CompareModels(const std::string& network,
     result.reference = "the graph evaluated node by node by libtorch";
     TESSEL_ASSIGN_OR_RETURN(graph::Graph g, workloads::networks::BuildNetwork(
                                                 network, {.batch = options.batch, .seed = 0}));
-    TESSEL_ASSIGN_OR_RETURN(reference, graph::EvaluateReference(g, sides[0]->inputs()));
+    TESSEL_ASSIGN_OR_RETURN(reference, baselines::EvaluateReference(g, sides[0]->inputs()));
   }
   for (size_t v = 0; v < sides.size(); ++v) {
     if (variants[v].libtorch) continue;

@@ -22,7 +22,7 @@
 // Then:
 //   1. outputs: every variant's first outputs are compared with the reference, the first libtorch
 //      variant's outputs, or without one the graph evaluated node by node by libtorch
-//      (graph::EvaluateReference) here; a variant that differs beyond the tolerance is an error
+//      (baselines::EvaluateReference) here; a variant that differs beyond the tolerance is an error
 //      naming it, and nothing is timed;
 //   2. warm-up: `warmup` rounds, each running every variant once, in order;
 //   3. runs per repeat: with min_repeat_ms > 0, each variant's count of back-to-back runs is
@@ -41,7 +41,7 @@ struct ModelVariant {
 };
 
 struct CompareOptions {
-  std::string target = "llvm";  // Tessel's (driver::ResolveCompileTarget: an llvm target here)
+  std::string target = "llvm";  // Tessel's (target::ResolveCompileTarget: an llvm target here)
   int threads = 1;              // >= 1
   int64_t batch = 1;            // >= 1
   int repeat = 7;               // >= 1 (commands and configs ask for >= 5)

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <random>
 
-#include "compiler/codegen/llvm/llvm_target.h"
-#include "compiler/driver/build.h"
-#include "compiler/driver/target.h"
+#include "compiler/codegen/build.h"
 #include "compiler/runtime/thread_pool.h"
+#include "compiler/target/llvm_target.h"
+#include "compiler/target/target.h"
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::experiments {
@@ -56,10 +56,9 @@ absl::StatusOr<GemmJob> GemmJob::Create(const GemmShape& shape, int threads) {
 }
 
 absl::StatusOr<ops::x86::GemmProgram> GemmJob::HandSchedule() const {
-  absl::StatusOr<driver::Target> target = driver::Target::Parse(kGemmTarget);
+  absl::StatusOr<target::Target> target = target::Target::Parse(kGemmTarget);
   if (!target.ok()) return target.status();
-  absl::StatusOr<codegen::llvm_backend::LlvmTarget> t =
-      codegen::llvm_backend::ResolveLlvmTarget(*target);
+  absl::StatusOr<target::LlvmTarget> t = target::ResolveLlvmTarget(*target);
   if (!t.ok()) return t.status();
   return ops::x86::GemmBlocked(shape_.m, shape_.n, shape_.k,
                                ops::x86::DefaultGemmTiling(t->vector_bits));
@@ -70,7 +69,7 @@ absl::StatusOr<runtime::Function> GemmJob::Compile(const ops::x86::GemmProgram& 
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<ir::PrimFunc> lowered = transforms::Lower(program.schedule, program.args, "gemm");
   if (!lowered.ok()) return lowered.status();
-  absl::StatusOr<runtime::Module> module = driver::Build({*lowered}, kGemmTarget);
+  absl::StatusOr<runtime::Module> module = codegen::Build({*lowered}, kGemmTarget);
   if (!module.ok()) return module.status();
   absl::StatusOr<runtime::Function> f = module->GetFunction("gemm");
   if (compile_seconds != nullptr) {
@@ -115,8 +114,8 @@ absl::Status CompareGemmOutputs(const runtime::NDArray& got, const runtime::NDAr
   for (int64_t i = 0; i < got.NumElements(); ++i) {
     const double diff = std::fabs(static_cast<double>(c[i]) - w[i]);
     if (!(diff <= tolerance * (1 + std::fabs(w[i])))) {
-      return absl::InternalError(absl::StrCat("C[", i / n, ", ", i % n, "] is ", c[i],
-                                              " but OpenBLAS computes ", w[i]));
+      return absl::InternalError(
+          absl::StrCat("C[", i / n, ", ", i % n, "] is ", c[i], " but OpenBLAS computes ", w[i]));
     }
   }
   return absl::OkStatus();

@@ -11,14 +11,14 @@
 #include <memory>
 #include <optional>
 
-#include "cli/bench_target.h"
-#include "cli/build_info.h"
 #include "compiler/driver/model_tasks.h"
 #include "compiler/ops/target_facts.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
 #include "experiments/atomic_file.h"
+#include "experiments/bench_target.h"
+#include "experiments/build_info.h"
 #include "experiments/compare_models.h"
 #include "experiments/config_fields.h"
 #include "experiments/models_report.h"
@@ -85,7 +85,7 @@ class ModelsExperiment {
 };
 
 absl::Status ModelsExperiment::Prepare() {
-  absl::StatusOr<std::string> target = cli::HostBenchTarget(config_.target);
+  absl::StatusOr<std::string> target = experiments::HostBenchTarget(config_.target);
   if (!target.ok()) {
     return fields::ConfigError(config_.source_path, 0, "target",
                                std::string(target.status().message()));
@@ -97,8 +97,9 @@ absl::Status ModelsExperiment::Prepare() {
       options_.out_dir.empty() ? DefaultResultsDir(config_.name, target_) : options_.out_dir;
   TESSEL_RETURN_IF_ERROR(MakeDirectories(outcome_.out_dir));
   report_.config = &config_;
-  report_.machine = absl::StrCat(cli::BenchMetadata(target_, config_.threads), "build: commit ",
-                                 cli::kGitCommit, " (", cli::kGitState, ")\n");
+  report_.machine =
+      absl::StrCat(experiments::BenchMetadata(target_, config_.threads), "build: commit ",
+                   experiments::kGitCommit, " (", experiments::kGitState, ")\n");
   return absl::OkStatus();
 }
 

@@ -13,12 +13,12 @@
 #include <optional>
 #include <utility>
 
-#include "cli/bench_target.h"
-#include "cli/build_info.h"
 #include "compiler/ops/template.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/support/status_macros.h"
 #include "experiments/atomic_file.h"
+#include "experiments/bench_target.h"
+#include "experiments/build_info.h"
 #include "experiments/config_fields.h"
 #include "experiments/onednn_baseline.h"
 #include "experiments/plot.h"
@@ -252,7 +252,7 @@ class Experiment {
 };
 
 absl::Status Experiment::Prepare() {
-  absl::StatusOr<std::string> target = cli::HostBenchTarget(config_.target);
+  absl::StatusOr<std::string> target = experiments::HostBenchTarget(config_.target);
   if (!target.ok())
     return ConfigError(config_, 0, "target", std::string(target.status().message()));
   target_ = *target;
@@ -269,8 +269,9 @@ absl::Status Experiment::Prepare() {
       MeasureBaselines(config_, outcome_.out_dir, workloads_, note_, outcome_.files));
 
   report_.config = &config_;
-  report_.machine = absl::StrCat(cli::BenchMetadata(target_, config_.threads), "build: commit ",
-                                 cli::kGitCommit, " (", cli::kGitState, ")\n");
+  report_.machine =
+      absl::StrCat(experiments::BenchMetadata(target_, config_.threads), "build: commit ",
+                   experiments::kGitCommit, " (", experiments::kGitState, ")\n");
   for (const Workload& w : workloads_) {
     report_.workloads.push_back({w.spec->name, w.t->name, w.flops, w.baseline});
   }

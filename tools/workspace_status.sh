@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bazel's workspace status command: the git state that stamped targets (cli:build_info) embed.
+# Bazel's workspace status command: the git state that stamped targets (experiments:build_info) embed.
 # STABLE_ keys rebuild only the stamped actions when they change.
 commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 if [ "$commit" = unknown ]; then

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "compiler/graph/reference_eval.h"
+#include "baselines/torch/graph_reference.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/support/status_macros.h"
 #include "search/records/log.h"
@@ -22,7 +22,8 @@ CompiledModel ExpectMatchesReference(const TestGraph& t, const CompileOptions& o
   if (!exec.ok()) return *std::move(m);
   absl::StatusOr<std::vector<runtime::NDArray>> got = exec->Run(t.inputs);
   EXPECT_TRUE(got.ok()) << got.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> want = graph::EvaluateReference(t.graph, t.inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> want =
+      baselines::EvaluateReference(t.graph, t.inputs);
   EXPECT_TRUE(want.ok()) << want.status();
   if (got.ok() && want.ok()) {
     absl::Status same = ops::CompareOutputs(*got, *want, {.atol = 1e-4, .rtol = 1e-4});

@@ -15,7 +15,7 @@
 namespace tessel::driver::testing {
 
 // Compiles t with `options` (and `log`), runs it on t.inputs and expects the outputs equal to
-// graph::EvaluateReference's within 1e-4; returns the model (empty when compiling failed).
+// baselines::EvaluateReference's within 1e-4; returns the model (empty when compiling failed).
 CompiledModel ExpectMatchesReference(const TestGraph& t, const CompileOptions& options = {},
                                      const search::ApplyHistoryBest* log = nullptr);
 

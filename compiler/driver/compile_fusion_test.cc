@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <random>
 
+#include "baselines/torch/graph_reference.h"
 #include "compiler/driver/compile_check.h"
 #include "compiler/driver/compile_model.h"
-#include "compiler/driver/compile_target.h"
 #include "compiler/driver/test_graphs.h"
 #include "compiler/graph/builder.h"
-#include "compiler/graph/reference_eval.h"
 #include "compiler/ops/op_runner.h"
+#include "compiler/target/host_target.h"
 #include "search/records/log.h"
 
 namespace tessel::driver {
@@ -213,7 +213,7 @@ TEST(CompileFusionTest, ATunedConfigAppliesToAFusedGroup) {
   absl::StatusOr<TestGraph> tiny = testing::TinyGraph();  // conv -> relu -> dense
   ASSERT_TRUE(tiny.ok()) << tiny.status();
   const graph::Graph& g = tiny->graph;
-  absl::StatusOr<std::string> target = ResolveCompileTarget("llvm");
+  absl::StatusOr<std::string> target = target::ResolveCompileTarget("llvm");
   ASSERT_TRUE(target.ok()) << target.status();
   absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
   ASSERT_TRUE(facts.ok());

@@ -6,14 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "baselines/torch/graph_reference.h"
 #include "compiler/driver/compile_check.h"
 #include "compiler/driver/compile_model.h"
-#include "compiler/driver/compile_target.h"
 #include "compiler/driver/test_graphs.h"
 #include "compiler/graph/builder.h"
 #include "compiler/graph/node_layout.h"
-#include "compiler/graph/reference_eval.h"
 #include "compiler/ops/op_runner.h"
+#include "compiler/target/host_target.h"
 #include "search/records/log.h"
 #include "search/task/task.h"
 
@@ -96,7 +96,7 @@ TEST(CompileLayoutTest, ATunedConfigsBlocksBecomeTheGraphs) {
   const graph::Node& conv = t.graph.nodes[0];
   absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(t.graph, conv);
   ASSERT_TRUE(args.ok());
-  absl::StatusOr<std::string> target = ResolveCompileTarget("llvm");
+  absl::StatusOr<std::string> target = target::ResolveCompileTarget("llvm");
   ASSERT_TRUE(target.ok());
   absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
   ASSERT_TRUE(facts.ok());

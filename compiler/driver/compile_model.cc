@@ -11,8 +11,7 @@
 #include <functional>
 #include <thread>
 
-#include "compiler/driver/build.h"
-#include "compiler/driver/compile_target.h"
+#include "compiler/codegen/build.h"
 #include "compiler/driver/kernel_config.h"
 #include "compiler/driver/kernel_connection.h"
 #include "compiler/driver/kernel_groups.h"
@@ -22,6 +21,7 @@
 #include "compiler/graph/passes/fuse_ops.h"
 #include "compiler/graph/passes/plan_memory.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/host_target.h"
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::driver {
@@ -245,7 +245,7 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
   }
   CompiledModel model;
   TESSEL_RETURN_IF_ERROR(graph::Verify(g));
-  TESSEL_ASSIGN_OR_RETURN(model.target, ResolveCompileTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(model.target, target::ResolveCompileTarget(target));
   TESSEL_ASSIGN_OR_RETURN(model.facts, ops::DescribeTarget(model.target));
   if (options.optimize_graph) {
     TESSEL_ASSIGN_OR_RETURN(model.graph, OptimizeGraph(g));
@@ -300,9 +300,10 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
       const std::vector<std::string> others = log->OtherTargets(job.kernel.task);
       model.warnings.push_back(absl::StrCat(
           "no tuned config for ", NodesText(og, it->second), " (", job.t->name, "), task ", key,
-          others.empty() ? ""
-                         : absl::StrCat("; the log has it tuned for '", absl::StrJoin(others, "', '"),
-                                        "' only, another CPU, whose configs are not applied here"),
+          others.empty()
+              ? ""
+              : absl::StrCat("; the log has it tuned for '", absl::StrJoin(others, "', '"),
+                             "' only, another CPU, whose configs are not applied here"),
           "; using the template's fallback"));
       untuned_nodes.erase(it);
     }
@@ -315,7 +316,7 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
   model.stats.instantiate = Since(phase);
 
   phase = Clock::now();
-  absl::StatusOr<runtime::Module> module = Build(funcs, model.target);
+  absl::StatusOr<runtime::Module> module = codegen::Build(funcs, model.target);
   if (!module.ok()) {
     return absl::Status(module.status().code(),
                         absl::StrCat("building the kernels: ", module.status().message()));

@@ -1,4 +1,4 @@
-// Compiled graphs against the libtorch reference (graph::EvaluateReference), kernel sharing,
+// Compiled graphs against the libtorch reference (baselines::EvaluateReference), kernel sharing,
 // tuned configs from a log, and Compile's errors.
 #include "compiler/driver/compile_model.h"
 
@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <set>
 
-#include "compiler/driver/compile_target.h"
+#include "baselines/torch/graph_reference.h"
 #include "compiler/driver/test_graphs.h"
 #include "compiler/graph/builder.h"
 #include "compiler/graph/op_registry.h"
-#include "compiler/graph/reference_eval.h"
 #include "compiler/ops/op_runner.h"
+#include "compiler/target/host_target.h"
 #include "search/records/log.h"
 
 namespace tessel::driver {
@@ -36,7 +36,8 @@ CompiledModel ExpectMatchesReference(const testing::TestGraph& t,
   if (!exec.ok()) return *std::move(model);
   absl::StatusOr<std::vector<runtime::NDArray>> got = exec->Run(t.inputs);
   EXPECT_TRUE(got.ok()) << got.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> want = graph::EvaluateReference(t.graph, t.inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> want =
+      baselines::EvaluateReference(t.graph, t.inputs);
   EXPECT_TRUE(want.ok()) << want.status();
   if (got.ok() && want.ok()) {
     absl::Status same = ops::CompareOutputs(*got, *want, tolerance);
@@ -174,7 +175,7 @@ TEST(CompileModelTest, BitserialOperatorsMatchLibtorch) {
 TEST(CompileModelTest, UsesTheTunedConfigAndWarnsOncePerUntunedTask) {
   absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
   ASSERT_TRUE(t.ok()) << t.status();
-  absl::StatusOr<std::string> target = ResolveCompileTarget("llvm");
+  absl::StatusOr<std::string> target = target::ResolveCompileTarget("llvm");
   ASSERT_TRUE(target.ok()) << target.status();
   absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
   ASSERT_TRUE(facts.ok());
@@ -242,7 +243,7 @@ TEST(CompileModelTest, UsesTheTunedConfigAndWarnsOncePerUntunedTask) {
   absl::StatusOr<std::vector<runtime::NDArray>> got = exec->Run(t->inputs);
   ASSERT_TRUE(got.ok()) << got.status();
   absl::StatusOr<std::vector<runtime::NDArray>> want =
-      graph::EvaluateReference(t->graph, t->inputs);
+      baselines::EvaluateReference(t->graph, t->inputs);
   ASSERT_TRUE(want.ok());
   EXPECT_TRUE(ops::CompareOutputs(*got, *want, {}).ok());
 }
@@ -250,7 +251,7 @@ TEST(CompileModelTest, UsesTheTunedConfigAndWarnsOncePerUntunedTask) {
 // The target a model compiles for names this CPU; a log tuned on another CPU is not applied, and
 // the warning says which CPU it was tuned for.
 TEST(CompileModelTest, ALogForAnotherCpuIsNotApplied) {
-  absl::StatusOr<std::string> target = ResolveCompileTarget("llvm");
+  absl::StatusOr<std::string> target = target::ResolveCompileTarget("llvm");
   ASSERT_TRUE(target.ok()) << target.status();
   EXPECT_EQ(target->find("native"), std::string::npos) << *target;
   EXPECT_NE(target->find("-fast-math-contract"), std::string::npos) << *target;

@@ -3,7 +3,6 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/strings/str_cat.h>
 
-#include "compiler/driver/compile_target.h"
 #include "compiler/driver/kernel_config.h"
 #include "compiler/driver/optimize_graph.h"
 #include "compiler/driver/select_template.h"
@@ -11,6 +10,7 @@
 #include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/host_target.h"
 
 namespace tessel::driver {
 namespace {
@@ -27,7 +27,7 @@ absl::StatusOr<std::vector<ModelTask>> ExtractTasks(const graph::Graph& g,
                                                     const std::string& target,
                                                     const CompileOptions& options) {
   TESSEL_RETURN_IF_ERROR(graph::Verify(g));
-  TESSEL_ASSIGN_OR_RETURN(const std::string resolved, ResolveCompileTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(const std::string resolved, target::ResolveCompileTarget(target));
   TESSEL_ASSIGN_OR_RETURN(const ops::TargetFacts facts, ops::DescribeTarget(resolved));
   graph::Graph optimized;
   if (options.optimize_graph) {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "compiler/driver/build.h"
+#include "compiler/codegen/build.h"
 #include "compiler/ir/dl_type.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/runtime/dltype.h"
@@ -29,7 +29,7 @@ absl::StatusOr<runtime::Function> CompileProgram(const OpProgram& program, const
                                                  const std::string& target) {
   TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func,
                           transforms::Lower(program.schedule, program.args, name));
-  TESSEL_ASSIGN_OR_RETURN(runtime::Module module, driver::Build({func}, target));
+  TESSEL_ASSIGN_OR_RETURN(runtime::Module module, codegen::Build({func}, target));
   return module.GetFunction(name);
 }
 
@@ -99,15 +99,14 @@ absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
                             const std::vector<runtime::NDArray>& want, const Tolerance& tolerance,
                             const std::string& reference) {
   if (got.size() != want.size()) {
-    return absl::InternalError(absl::StrCat("the program gives ", got.size(), " outputs, ",
-                                            reference, " ", want.size()));
+    return absl::InternalError(
+        absl::StrCat("the program gives ", got.size(), " outputs, ", reference, " ", want.size()));
   }
   for (size_t o = 0; o < got.size(); ++o) {
     if (got[o].shape() != want[o].shape()) {
-      return absl::InternalError(absl::StrCat("output ", o, " has shape [",
-                                              absl::StrJoin(got[o].shape(), ", "), "], ",
-                                              reference, " gives [",
-                                              absl::StrJoin(want[o].shape(), ", "), "]"));
+      return absl::InternalError(
+          absl::StrCat("output ", o, " has shape [", absl::StrJoin(got[o].shape(), ", "), "], ",
+                       reference, " gives [", absl::StrJoin(want[o].shape(), ", "), "]"));
     }
     const bool exact = want[o].dl()->dtype.code != kDLFloat;
     for (int64_t i = 0; i < got[o].NumElements(); ++i) {

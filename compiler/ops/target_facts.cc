@@ -3,8 +3,8 @@
 #include <absl/strings/str_cat.h>
 #include <unistd.h>
 
-#include "compiler/codegen/llvm/llvm_target.h"
 #include "compiler/runtime/thread_pool.h"
+#include "compiler/target/llvm_target.h"
 
 namespace tessel::ops {
 namespace {
@@ -18,14 +18,13 @@ int64_t CacheBytes(int name, int64_t fallback) {
 }  // namespace
 
 absl::StatusOr<TargetFacts> DescribeTarget(const std::string& text) {
-  absl::StatusOr<driver::Target> target = driver::Target::Parse(text);
+  absl::StatusOr<target::Target> target = target::Target::Parse(text);
   if (!target.ok()) return target.status();
   if (target->kind() != "llvm") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("target '", text, "': the operator library has schedules for llvm targets only"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target '", text, "': the operator library has schedules for llvm targets only"));
   }
-  absl::StatusOr<codegen::llvm_backend::LlvmTarget> llvm =
-      codegen::llvm_backend::ResolveLlvmTarget(*target);
+  absl::StatusOr<target::LlvmTarget> llvm = target::ResolveLlvmTarget(*target);
   if (!llvm.ok()) return llvm.status();
   TargetFacts facts;
   facts.target = text;

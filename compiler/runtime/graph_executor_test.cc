@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "compiler/driver/build.h"
+#include "compiler/codegen/build.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/te/compute.h"
 #include "compiler/transforms/pipeline.h"
@@ -27,7 +27,7 @@ Function AddKernel() {
   schedule::Schedule s = schedule::create_schedule({c.op()});
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, b, c}, "add16");
   EXPECT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<Module> m = driver::Build({*f}, "llvm");
+  absl::StatusOr<Module> m = codegen::Build({*f}, "llvm");
   EXPECT_TRUE(m.ok()) << m.status();
   return *m->GetFunction("add16");
 }

@@ -1,6 +1,6 @@
 #include "compiler/testing/backends.h"
 
-#include "compiler/driver/build.h"
+#include "compiler/codegen/build.h"
 
 namespace tessel::testing {
 
@@ -11,7 +11,7 @@ std::string BackendName(Backend backend) { return backend == Backend::kInterp ? 
 absl::Status RunOn(Backend backend, const ir::PrimFunc& func,
                    const std::vector<interp::Arg>& args) {
   if (backend == Backend::kInterp) return interp::Run(func, args);
-  absl::StatusOr<runtime::Module> module = driver::Build({func}, kTestLlvmTarget);
+  absl::StatusOr<runtime::Module> module = codegen::Build({func}, kTestLlvmTarget);
   if (!module.ok()) return module.status();
   absl::StatusOr<runtime::Function> f = module->GetFunction(func->name);
   if (!f.ok()) return f.status();

@@ -1,6 +1,6 @@
 #include <absl/strings/str_cat.h>
 
-#include "compiler/driver/build.h"
+#include "compiler/codegen/build.h"
 #include "compiler/transforms/pipeline.h"
 #include "search/measure/worker_steps.h"
 
@@ -39,7 +39,7 @@ Result BuildCandidate(const Request& request) {
       transforms::Lower(program.schedule, program.args, kCandidateFunction);
   if (!func.ok()) return Failure(ErrorKind::kHostCompile, func.status());
   RecordStep(result, "lower", since);
-  absl::StatusOr<runtime::Module> module = driver::Build({*func}, request.facts.target);
+  absl::StatusOr<runtime::Module> module = codegen::Build({*func}, request.facts.target);
   if (!module.ok()) return Failure(ErrorKind::kHostCompile, module.status());
   RecordStep(result, "compile", since);
   if (absl::Status saved = module->Save(request.library); !saved.ok()) {

@@ -11,7 +11,7 @@
 // batch_norm does not normalize, and a ResNet's residual sums grow block after block.
 namespace tessel::workloads::networks {
 
-// Evaluates g node by node on `inputs` (libtorch, as graph::EvaluateReference) and, before each
+// Evaluates g node by node on `inputs` (libtorch, as baselines::EvaluateReference) and, before each
 // batch_norm, sets its running_mean and running_var constants (inputs 3 and 4) to the
 // per-channel mean and (population) variance of its data input over batch, height and width, so
 // every batch_norm's output has per-channel mean beta and standard deviation about gamma on this

@@ -1,7 +1,7 @@
 // Fig. 4's fusion workloads: their shapes and primitive operators, the cells written with
 // primitive operators against torch's own cells (the opaque rnn_cell / lstm_cell operators, whose
 // reference is torch's RNNCell / LSTMCell) on the same weights, and each workload compiled with
-// fusion off and on against the per-node libtorch reference (graph::EvaluateReference).
+// fusion off and on against the per-node libtorch reference (baselines::EvaluateReference).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <cmath>
 #include <iostream>
 
+#include "baselines/torch/graph_reference.h"
 #include "compiler/driver/compile_model.h"
 #include "compiler/graph/builder.h"
-#include "compiler/graph/reference_eval.h"
 #include "compiler/ops/op_runner.h"
 #include "workloads/networks/network.h"
 
@@ -66,7 +66,7 @@ TEST_P(FusionWorkloadTest, ShapesOperatorsAndActivations) {
 
   absl::StatusOr<std::vector<runtime::NDArray>> inputs = NetworkInputs(want.name, *g, 1);
   ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> outputs = graph::EvaluateReference(*g, *inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> outputs = baselines::EvaluateReference(*g, *inputs);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   // O(1) and not constant: the workloads compute something a wrong kernel would change.
   for (const runtime::NDArray& out : *outputs) {
@@ -92,7 +92,8 @@ TEST_P(FusionWorkloadTest, CompiledWithAndWithoutFusionMatchesTheReference) {
   ASSERT_TRUE(g.ok()) << g.status();
   absl::StatusOr<std::vector<runtime::NDArray>> inputs = NetworkInputs(want.name, *g, 1);
   ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> reference = graph::EvaluateReference(*g, *inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> reference =
+      baselines::EvaluateReference(*g, *inputs);
   ASSERT_TRUE(reference.ok()) << reference.status();
   size_t steps[2] = {0, 0};
   for (bool fuse : {false, true}) {
@@ -145,10 +146,10 @@ TEST(FusionWorkloadsTest, CellsComputeWhatTorchsCellsCompute) {
     ASSERT_TRUE(torch_cell.ok()) << torch_cell.status();
     absl::StatusOr<std::vector<runtime::NDArray>> inputs = NetworkInputs(name, *g, 2);
     ASSERT_TRUE(inputs.ok()) << inputs.status();
-    absl::StatusOr<std::vector<runtime::NDArray>> ours = graph::EvaluateReference(*g, *inputs);
+    absl::StatusOr<std::vector<runtime::NDArray>> ours = baselines::EvaluateReference(*g, *inputs);
     ASSERT_TRUE(ours.ok()) << ours.status();
     absl::StatusOr<std::vector<runtime::NDArray>> torch =
-        graph::EvaluateReference(*torch_cell, *inputs);
+        baselines::EvaluateReference(*torch_cell, *inputs);
     ASSERT_TRUE(torch.ok()) << torch.status();
     absl::Status same = ops::CompareOutputs(*ours, *torch, {.atol = 1e-5, .rtol = 1e-5});
     EXPECT_TRUE(same.ok()) << name << ": " << same;

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <map>
 
-#include "compiler/graph/reference_eval.h"
+#include "baselines/torch/graph_reference.h"
 #include "workloads/network_ops.h"
 #include "workloads/networks/layers.h"
 
@@ -82,7 +82,7 @@ TEST_P(NetworkTest, ShapesOperatorsAndActivations) {
   }
   absl::StatusOr<std::vector<runtime::NDArray>> inputs = NetworkInputs(want.name, *g, 1);
   ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> values = graph::EvaluateReference(all, *inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> values = baselines::EvaluateReference(all, *inputs);
   ASSERT_TRUE(values.ok()) << values.status();
   // O(1): each value's spread within [0.05, 5] and its mean within 15 (log-probabilities over
   // 10000 words have a mean near -9.2).

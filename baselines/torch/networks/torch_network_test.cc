@@ -1,5 +1,5 @@
 // The libtorch networks against the graphs they mirror: for every network, the torch modules
-// (loaded with the graph's weights) and graph::EvaluateReference (every node through libtorch's
+// (loaded with the graph's weights) and baselines::EvaluateReference (every node through libtorch's
 // operator functions) give the same outputs on a seeded input. Errors: unknown names, missing
 // or mis-shaped constants, bad inputs, bad thread counts.
 #include "baselines/torch/networks/torch_network.h"
@@ -11,7 +11,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "compiler/graph/reference_eval.h"
+#include "baselines/torch/graph_reference.h"
 #include "workloads/networks/network.h"
 
 namespace tessel::baselines {
@@ -36,7 +36,7 @@ TEST_P(TorchNetworkTest, MatchesTheGraph) {
   ASSERT_TRUE(g.ok()) << g.status();
   absl::StatusOr<std::vector<runtime::NDArray>> inputs = NetworkInputs(name, *g, 5);
   ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> want = graph::EvaluateReference(*g, *inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> want = baselines::EvaluateReference(*g, *inputs);
   ASSERT_TRUE(want.ok()) << want.status();
   absl::StatusOr<TorchNetwork> net = MakeTorchNetwork(name, *g);
   ASSERT_TRUE(net.ok()) << net.status();
@@ -80,7 +80,7 @@ TEST(TorchNetworkWeightsTest, OtherWeightsOtherOutputs) {
   ASSERT_TRUE(a.ok() && b.ok());
   absl::StatusOr<std::vector<runtime::NDArray>> inputs = NetworkInputs("dqn", *a, 1);
   ASSERT_TRUE(inputs.ok());
-  absl::StatusOr<std::vector<runtime::NDArray>> want = graph::EvaluateReference(*a, *inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> want = baselines::EvaluateReference(*a, *inputs);
   absl::StatusOr<TorchNetwork> other = MakeTorchNetwork("dqn", *b);
   ASSERT_TRUE(want.ok() && other.ok());
   absl::StatusOr<std::vector<runtime::NDArray>> got = other->Run(*inputs);

@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/llvm/llvm_target.h"
+#include "compiler/codegen/llvm/target_machine.h"
 #include "compiler/ir/stmt.h"
 #include "compiler/runtime/function_signature.h"
+#include "compiler/target/llvm_target.h"
 
 // The code generator's private state, shared by its source files: codegen_function.cc (entry
 // points, signatures, module hooks), codegen_expr.cc (expressions), codegen_memory.cc (loads,
@@ -20,7 +21,7 @@ namespace tessel::codegen::llvm_backend {
 
 class CodeGen {
  public:
-  CodeGen(llvm::LLVMContext& context, llvm::Module& module, const LlvmTarget& target);
+  CodeGen(llvm::LLVMContext& context, llvm::Module& module, const target::LlvmTarget& target);
 
   // Adds func; its signature, or the first error.
   absl::StatusOr<runtime::FunctionSignature> AddFunction(const ir::PrimFunc& func);
@@ -85,7 +86,7 @@ class CodeGen {
 
   llvm::LLVMContext& context_;
   llvm::Module& module_;
-  const LlvmTarget& target_;
+  const target::LlvmTarget& target_;
   llvm::IRBuilder<> b_;
 
   // The function being generated and its state.

@@ -8,15 +8,15 @@
 
 #include "compiler/codegen/llvm/codegen.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
+#include "compiler/ir/dl_type.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/runtime/dltype.h"
-#include "compiler/ir/dl_type.h"
 #include "compiler/runtime/generated_abi.h"
 
 namespace tessel::codegen::llvm_backend {
-CodeGen::CodeGen(llvm::LLVMContext& context, llvm::Module& module, const LlvmTarget& target)
+CodeGen::CodeGen(llvm::LLVMContext& context, llvm::Module& module, const target::LlvmTarget& target)
     : context_(context), module_(module), target_(target), b_(context) {
   llvm::FastMathFlags flags;
   if (target.fast_math) {
@@ -231,7 +231,7 @@ void CodeGen::Finish(const std::vector<runtime::FunctionSignature>& signatures) 
 }
 
 absl::StatusOr<GeneratedModule> GenerateModule(const std::vector<ir::PrimFunc>& funcs,
-                                               const LlvmTarget& target) {
+                                               const target::LlvmTarget& target) {
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> tm = CreateTargetMachine(target);
   if (!tm.ok()) return tm.status();
   GeneratedModule out;

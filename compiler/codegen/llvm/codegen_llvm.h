@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
-#include "compiler/codegen/llvm/llvm_target.h"
 #include "compiler/ir/stmt.h"
 #include "compiler/runtime/function_signature.h"
+#include "compiler/target/llvm_target.h"
 
 namespace llvm {
 class LLVMContext;
@@ -39,6 +39,6 @@ struct GeneratedModule {
 // Generates funcs into one module for target; errors name the function and what cannot be
 // compiled.
 absl::StatusOr<GeneratedModule> GenerateModule(const std::vector<ir::PrimFunc>& funcs,
-                                               const LlvmTarget& target);
+                                               const target::LlvmTarget& target);
 
 }  // namespace tessel::codegen::llvm_backend

@@ -5,12 +5,12 @@
 
 #include <sstream>
 
-#include "compiler/codegen/llvm/llvm_target.h"
-#include "compiler/driver/build.h"
+#include "compiler/codegen/build.h"
 #include "compiler/ir/op.h"
 #include "compiler/runtime/ndarray.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target/llvm_target.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
 #include "compiler/transforms/pipeline.h"
@@ -61,7 +61,7 @@ TEST(CodegenTest, ParallelLoopRunsOnThePoolAndCoversEveryIteration) {
     ir::PrimFunc f = Axpy(n, [](schedule::Schedule& s, const te::Tensor& out) {
       ASSERT_TRUE(s[out].parallel(Axis(out, 0)).ok());
     });
-    absl::StatusOr<runtime::Module> m = driver::Build({f}, kHost);
+    absl::StatusOr<runtime::Module> m = codegen::Build({f}, kHost);
     ASSERT_TRUE(m.ok()) << m.status();
     runtime::NDArray a = Iota({n}), out = runtime::NDArray::Empty({n}, kF32);
     ASSERT_TRUE((*m->GetFunction("axpy"))({a.dl(), out.dl()}).ok());
@@ -86,7 +86,7 @@ TEST(CodegenTest, NestedParallelLoopsAndPerTaskAllocations) {
   ASSERT_TRUE(s[*acc].compute_at(s[c], Axis(c, 1)).ok());
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, c}, "rowsum");
   ASSERT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<runtime::Module> m = driver::Build({*f}, kHost);
+  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, kHost);
   ASSERT_TRUE(m.ok()) << m.status();
   runtime::NDArray ta = Iota({rows, depth}, 0.5f), tc = runtime::NDArray::Empty({rows, cols}, kF32);
   ASSERT_TRUE((*m->GetFunction("rowsum"))({ta.dl(), tc.dl()}).ok());
@@ -109,9 +109,9 @@ TEST(CodegenTest, LargeAllocationsLiveOnTheHeap) {
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, out}, "reverse");
   ASSERT_TRUE(f.ok()) << f.status();
   std::ostringstream ir_text;
-  driver::BuildOptions options;
+  codegen::BuildOptions options;
   options.dump_ir = &ir_text;
-  absl::StatusOr<runtime::Module> m = driver::Build({*f}, kHost, options);
+  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, kHost, options);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_NE(ir_text.str().find("@aligned_alloc"), std::string::npos);
   runtime::NDArray ta = Iota({n}), tout = runtime::NDArray::Empty({n}, kF32);
@@ -124,7 +124,7 @@ TEST(CodegenTest, FailedAssertionReportsItsMessageAndFunction) {
   ir::Buffer out = ir::Buffer::Declare("out", {1}, ir::kInt32);
   ir::PrimFunc f("checked", {x, out->data}, {out},
                  ir::AssertStmt(x > 0, "x must be positive", ir::BufferStore(out, x * 2, {0})));
-  absl::StatusOr<runtime::Module> m = driver::Build({f}, kHost);
+  absl::StatusOr<runtime::Module> m = codegen::Build({f}, kHost);
   ASSERT_TRUE(m.ok()) << m.status();
   runtime::NDArray t = runtime::NDArray::Empty({1}, {kDLInt, 32, 1});
   absl::StatusOr<runtime::Function> fn = m->GetFunction("checked");
@@ -138,7 +138,7 @@ TEST(CodegenTest, GpuThreadBindingIsRefusedWithTheLoopAndTag) {
   ir::PrimFunc f = Axpy(64, [](schedule::Schedule& s, const te::Tensor& out) {
     ASSERT_TRUE(s[out].bind(Axis(out, 0), "threadIdx.x").ok());
   });
-  absl::StatusOr<runtime::Module> m = driver::Build({f}, kHost);
+  absl::StatusOr<runtime::Module> m = codegen::Build({f}, kHost);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(
       m.status().message().find("is bound to threadIdx.x; the llvm target runs no GPU threads"),
@@ -154,7 +154,7 @@ TEST(CodegenTest, CallExternCallsAHostFunctionByName) {
                            {ir::StringImm("tessel_codegen_test_triple"), ir::Cast(ir::kInt64, i)});
   ir::PrimFunc f("extern_call", {out->data}, {out},
                  ir::For(i, 0, 4, ir::ForKind::kSerial, ir::BufferStore(out, call, {i})));
-  absl::StatusOr<runtime::Module> m = driver::Build({f}, kHost);
+  absl::StatusOr<runtime::Module> m = codegen::Build({f}, kHost);
   ASSERT_TRUE(m.ok()) << m.status();
   runtime::NDArray t = runtime::NDArray::Empty({4}, {kDLInt, 64, 1});
   ASSERT_TRUE((*m->GetFunction("extern_call"))({t.dl()}).ok());
@@ -166,7 +166,7 @@ TEST(CodegenTest, CallExternCallsAHostFunctionByName) {
                                        ir::Call(ir::kInt64, ir::Intrinsic::kCallExtern,
                                                 {ir::StringImm("no_such_function_anywhere")}),
                                        {0}));
-  absl::StatusOr<runtime::Module> bad = driver::Build({missing}, kHost);
+  absl::StatusOr<runtime::Module> bad = codegen::Build({missing}, kHost);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find(
                 "function 'missing_call': call_extern 'no_such_function_anywhere' names no "
@@ -177,7 +177,7 @@ TEST(CodegenTest, CallExternCallsAHostFunctionByName) {
 
 TEST(CodegenTest, DuplicateFunctionNamesAreRefused) {
   ir::PrimFunc f = Axpy(8, [](schedule::Schedule&, const te::Tensor&) {});
-  absl::StatusOr<runtime::Module> m = driver::Build({f, f}, kHost);
+  absl::StatusOr<runtime::Module> m = codegen::Build({f, f}, kHost);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(), "function 'axpy': a function of this name exists");
 }
@@ -195,9 +195,9 @@ std::string MultiplyAddIr(const std::string& target, bool assembly = false) {
   EXPECT_TRUE(s[out].vectorize(split->inner).ok());
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, b, out}, "fma");
   std::ostringstream text;
-  driver::BuildOptions options;
+  codegen::BuildOptions options;
   (assembly ? options.dump_asm : options.dump_ir) = &text;
-  absl::StatusOr<runtime::Module> m = driver::Build({*f}, target, options);
+  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, target, options);
   EXPECT_TRUE(m.ok()) << m.status();
   return text.str();
 }
@@ -221,22 +221,22 @@ TEST(CodegenTest, BufferArgumentsAreNoaliasAndAligned) {
 }
 
 TEST(TargetTest, TargetStringsAreCheckedAndResolved) {
-  absl::StatusOr<driver::Target> t = driver::Target::Parse("llvm -mcpu=znver3 -mattr=+avx2,+fma");
+  absl::StatusOr<target::Target> t = target::Target::Parse("llvm -mcpu=znver3 -mattr=+avx2,+fma");
   ASSERT_TRUE(t.ok());
-  absl::StatusOr<LlvmTarget> resolved = ResolveLlvmTarget(*t);
+  absl::StatusOr<target::LlvmTarget> resolved = target::ResolveLlvmTarget(*t);
   ASSERT_TRUE(resolved.ok()) << resolved.status();
   EXPECT_EQ(resolved->cpu, "znver3");
   EXPECT_EQ(resolved->vector_bits, 256);
-  absl::StatusOr<LlvmTarget> native =
-      ResolveLlvmTarget(*driver::Target::Parse("llvm -mcpu=native"));
+  absl::StatusOr<target::LlvmTarget> native =
+      target::ResolveLlvmTarget(*target::Target::Parse("llvm -mcpu=native"));
   ASSERT_TRUE(native.ok());
   EXPECT_NE(native->cpu, "native");
   EXPECT_TRUE(native->is_host);
 
   auto error = [](const std::string& text) {
-    absl::StatusOr<driver::Target> parsed = driver::Target::Parse(text);
+    absl::StatusOr<target::Target> parsed = target::Target::Parse(text);
     if (!parsed.ok()) return std::string(parsed.status().message());
-    absl::StatusOr<LlvmTarget> r = ResolveLlvmTarget(*parsed);
+    absl::StatusOr<target::LlvmTarget> r = target::ResolveLlvmTarget(*parsed);
     return r.ok() ? std::string("ok") : std::string(r.status().message());
   };
   EXPECT_EQ(error("cuda"), "target 'cuda': unknown kind 'cuda' (known: llvm)");
@@ -261,14 +261,16 @@ TEST(TargetTest, TargetStringsAreCheckedAndResolved) {
 // -mcpu=native named: the host CPU's name and its vector-feature differences from that CPU's
 // defaults, which compile to the same code as native (the assembly is the independent check).
 TEST(TargetTest, NativeIsNamedAsTheHostCpu) {
-  absl::StatusOr<LlvmTarget> native = ResolveLlvmTarget(*driver::Target::Parse("llvm -mcpu=native"));
+  absl::StatusOr<target::LlvmTarget> native =
+      target::ResolveLlvmTarget(*target::Target::Parse("llvm -mcpu=native"));
   ASSERT_TRUE(native.ok()) << native.status();
   absl::StatusOr<std::string> named =
-      NameNativeCpu(*driver::Target::Parse("llvm -mcpu=native -fast-math-contract"));
+      target::NameNativeCpu(*target::Target::Parse("llvm -mcpu=native -fast-math-contract"));
   ASSERT_TRUE(named.ok()) << named.status();
   EXPECT_EQ(named->rfind("llvm -mcpu=" + native->cpu + " -fast-math-contract", 0), 0u) << *named;
   EXPECT_EQ(named->find("native"), std::string::npos) << *named;
-  absl::StatusOr<LlvmTarget> resolved = ResolveLlvmTarget(*driver::Target::Parse(*named));
+  absl::StatusOr<target::LlvmTarget> resolved =
+      target::ResolveLlvmTarget(*target::Target::Parse(*named));
   ASSERT_TRUE(resolved.ok()) << resolved.status();
   EXPECT_EQ(resolved->vector_bits, native->vector_bits);
   EXPECT_TRUE(resolved->runs_here) << resolved->missing_features;
@@ -277,22 +279,25 @@ TEST(TargetTest, NativeIsNamedAsTheHostCpu) {
 
   // The user's -mattr comes last, so it still wins; a named CPU comes back as given.
   absl::StatusOr<std::string> without_fma =
-      NameNativeCpu(*driver::Target::Parse("llvm -mcpu=native -mattr=-fma"));
+      target::NameNativeCpu(*target::Target::Parse("llvm -mcpu=native -mattr=-fma"));
   ASSERT_TRUE(without_fma.ok());
   EXPECT_TRUE(without_fma->ends_with("-fma")) << *without_fma;
-  EXPECT_EQ(*NameNativeCpu(*driver::Target::Parse("llvm -mcpu=haswell")), "llvm -mcpu=haswell");
-  EXPECT_FALSE(NameNativeCpu(*driver::Target::Parse("llvm -mtriple=aarch64-linux-gnu -mcpu=native"))
-                   .ok());
+  EXPECT_EQ(*target::NameNativeCpu(*target::Target::Parse("llvm -mcpu=haswell")),
+            "llvm -mcpu=haswell");
+  EXPECT_FALSE(
+      target::NameNativeCpu(*target::Target::Parse("llvm -mtriple=aarch64-linux-gnu -mcpu=native"))
+          .ok());
 }
 
 // Code for a CPU with features this one lacks compiles, links, and refuses to run.
 TEST(TargetTest, ATargetThisCpuCannotRunSaysWhy) {
-  absl::StatusOr<LlvmTarget> native = ResolveLlvmTarget(*driver::Target::Parse("llvm -mcpu=native"));
+  absl::StatusOr<target::LlvmTarget> native =
+      target::ResolveLlvmTarget(*target::Target::Parse("llvm -mcpu=native"));
   ASSERT_TRUE(native.ok());
   EXPECT_TRUE(native->runs_here);
-  EXPECT_TRUE(ResolveLlvmTarget(*driver::Target::Parse("llvm"))->runs_here);
-  absl::StatusOr<LlvmTarget> avx512 =
-      ResolveLlvmTarget(*driver::Target::Parse("llvm -mcpu=skylake-avx512"));
+  EXPECT_TRUE(target::ResolveLlvmTarget(*target::Target::Parse("llvm"))->runs_here);
+  absl::StatusOr<target::LlvmTarget> avx512 =
+      target::ResolveLlvmTarget(*target::Target::Parse("llvm -mcpu=skylake-avx512"));
   ASSERT_TRUE(avx512.ok());
   EXPECT_EQ(avx512->vector_bits, 512);
   EXPECT_EQ(avx512->runs_here, native->vector_bits >= 512) << avx512->missing_features;
@@ -300,11 +305,12 @@ TEST(TargetTest, ATargetThisCpuCannotRunSaysWhy) {
   EXPECT_NE(avx512->missing_features.find("avx512f"), std::string::npos)
       << avx512->missing_features;
   te::Tensor a = te::placeholder({Dim(8)}, ir::kFloat32, "a");
-  te::Tensor out = te::compute({Dim(8)}, [&](Var i) { return a(i) + 1.0f; }, "out");
+  te::Tensor out = te::compute(
+      {Dim(8)}, [&](Var i) { return a(i) + 1.0f; }, "out");
   absl::StatusOr<ir::PrimFunc> f =
       transforms::Lower(schedule::create_schedule({out.op()}), {a, out}, "add1");
   ASSERT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<runtime::Module> m = driver::Build({*f}, "llvm -mcpu=skylake-avx512");
+  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, "llvm -mcpu=skylake-avx512");
   ASSERT_TRUE(m.ok()) << m.status();
   absl::StatusOr<runtime::Function> fn = m->GetFunction("add1");
   ASSERT_FALSE(fn.ok());

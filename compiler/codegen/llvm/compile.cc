@@ -8,10 +8,12 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "compiler/codegen/llvm/target_machine.h"
+
 namespace tessel::codegen::llvm_backend {
 namespace {
 
-absl::StatusOr<std::string> Emit(llvm::Module& module, const LlvmTarget& target,
+absl::StatusOr<std::string> Emit(llvm::Module& module, const target::LlvmTarget& target,
                                  llvm::CodeGenFileType kind) {
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> tm = CreateTargetMachine(target);
   if (!tm.ok()) return tm.status();
@@ -27,7 +29,7 @@ absl::StatusOr<std::string> Emit(llvm::Module& module, const LlvmTarget& target,
 
 }  // namespace
 
-absl::Status Optimize(llvm::Module& module, const LlvmTarget& target) {
+absl::Status Optimize(llvm::Module& module, const target::LlvmTarget& target) {
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> tm = CreateTargetMachine(target);
   if (!tm.ok()) return tm.status();
   llvm::LoopAnalysisManager lam;
@@ -51,11 +53,11 @@ absl::Status Optimize(llvm::Module& module, const LlvmTarget& target) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> EmitObject(llvm::Module& module, const LlvmTarget& target) {
+absl::StatusOr<std::string> EmitObject(llvm::Module& module, const target::LlvmTarget& target) {
   return Emit(module, target, llvm::CGFT_ObjectFile);
 }
 
-absl::StatusOr<std::string> EmitAssembly(llvm::Module& module, const LlvmTarget& target) {
+absl::StatusOr<std::string> EmitAssembly(llvm::Module& module, const target::LlvmTarget& target) {
   return Emit(module, target, llvm::CGFT_AssemblyFile);
 }
 

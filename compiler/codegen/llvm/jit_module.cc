@@ -19,7 +19,7 @@ std::string ErrorText(llvm::Error error) { return llvm::toString(std::move(error
 class ObjectModuleNode : public runtime::ModuleNode {
  public:
   ObjectModuleNode(std::string object, std::vector<runtime::FunctionSignature> signatures,
-                   LlvmTarget target)
+                   target::LlvmTarget target)
       : object_(std::move(object)),
         signatures_(std::move(signatures)),
         target_(std::move(target)) {}
@@ -66,10 +66,10 @@ class ObjectModuleNode : public runtime::ModuleNode {
                        " and cannot run on this host; save the module as an object (.o)"));
     }
     if (!target_.runs_here) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "function '", name, "' is compiled for ", target_.ToString(),
-          ", which uses instructions this CPU lacks (", target_.missing_features,
-          "): it compiled and linked, but cannot run here"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("function '", name, "' is compiled for ", target_.ToString(),
+                       ", which uses instructions this CPU lacks (", target_.missing_features,
+                       "): it compiled and linked, but cannot run here"));
     }
     return entries_.at(name);
   }
@@ -91,7 +91,7 @@ class ObjectModuleNode : public runtime::ModuleNode {
  private:
   std::string object_;
   std::vector<runtime::FunctionSignature> signatures_;
-  LlvmTarget target_;
+  target::LlvmTarget target_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   absl::flat_hash_map<std::string, runtime::EntryFn> entries_;
 };
@@ -100,7 +100,7 @@ class ObjectModuleNode : public runtime::ModuleNode {
 
 absl::StatusOr<runtime::Module> MakeObjectModule(std::string object,
                                                  std::vector<runtime::FunctionSignature> signatures,
-                                                 const LlvmTarget& target) {
+                                                 const target::LlvmTarget& target) {
   auto node = std::make_shared<ObjectModuleNode>(std::move(object), std::move(signatures), target);
   if (target.is_host) {
     if (absl::Status s = node->Link(); !s.ok()) return s;

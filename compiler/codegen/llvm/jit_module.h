@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/llvm/llvm_target.h"
 #include "compiler/runtime/function_signature.h"
 #include "compiler/runtime/module.h"
+#include "compiler/target/llvm_target.h"
 
 // A runtime::Module over an object file: linked in memory by ORC LLJIT when the target is this
 // host, kept as bytes otherwise (an AArch64 module can be saved, not run). Save writes the object
@@ -17,6 +17,6 @@ namespace tessel::codegen::llvm_backend {
 
 absl::StatusOr<runtime::Module> MakeObjectModule(std::string object,
                                                  std::vector<runtime::FunctionSignature> signatures,
-                                                 const LlvmTarget& target);
+                                                 const target::LlvmTarget& target);
 
 }  // namespace tessel::codegen::llvm_backend

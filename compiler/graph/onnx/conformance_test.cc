@@ -4,7 +4,8 @@
 // models' ramp) and tolerances are conformance_cases.h's, the ones `tessel conformance` uses for
 // the compiled models: the two check the same thing on two paths.
 // Cases listed in Unsupported() must be refused as unsupported, naming that operator; those in
-// OrderDependent() may differ on this path; every other case must import and match. Each case prints one row of the table:
+// OrderDependent() may differ on this path; every other case must import and match. Each case
+// prints one row of the table:
 //   | case | passed: | failed: <why> | unsupported: 'Op' | order-dependent: <why> |
 #include <absl/strings/str_cat.h>
 #include <gtest/gtest.h>
@@ -16,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "baselines/torch/graph_reference.h"
 #include "compiler/graph/onnx/conformance_cases.h"
 #include "compiler/graph/onnx/import.h"
-#include "compiler/graph/reference_eval.h"
 
 namespace tessel::graph::onnx {
 namespace {
@@ -134,11 +135,12 @@ TEST_P(ConformanceTest, Case) {
   absl::StatusOr<std::vector<ConformanceDataSet>> sets = LoadConformanceData(c, input_shapes);
   ASSERT_TRUE(sets.ok()) << sets.status();
   for (const ConformanceDataSet& set : *sets) {
-    absl::StatusOr<std::vector<NDArray>> got = EvaluateReference(*g, set.inputs);
+    absl::StatusOr<std::vector<NDArray>> got = baselines::EvaluateReference(*g, set.inputs);
     if (!got.ok()) Row(c.name, absl::StrCat("failed: ", got.status().ToString()));
     ASSERT_TRUE(got.ok()) << got.status();
     const std::string why = CompareConformanceOutputs(*got, set.outputs, c.tolerance());
-    if (auto order = OrderDependent().find(c.name); order != OrderDependent().end() && !why.empty()) {
+    if (auto order = OrderDependent().find(c.name);
+        order != OrderDependent().end() && !why.empty()) {
       Row(c.name, absl::StrCat("order-dependent: ", why, " (", order->second, ")"));
       continue;
     }
@@ -159,14 +161,14 @@ INSTANTIATE_TEST_SUITE_P(Onnx, ConformanceTest, ::testing::Range<size_t>(0, Case
 TEST(ConformanceSuiteTest, FindsTheCases) {
   EXPECT_EQ(Cases().size(), 6u + 66u + 28u);
   for (const auto& [name, why] : OrderDependent()) {
-    EXPECT_TRUE(std::any_of(Cases().begin(), Cases().end(),
-                            [&](const ConformanceCase& c) { return c.name == name; }))
-        << name;
+    EXPECT_TRUE(std::any_of(Cases().begin(), Cases().end(), [&](const ConformanceCase& c) {
+      return c.name == name;
+    })) << name;
   }
   for (const auto& [name, op] : Unsupported()) {
-    EXPECT_TRUE(std::any_of(Cases().begin(), Cases().end(),
-                            [&](const ConformanceCase& c) { return c.name == name; }))
-        << name;
+    EXPECT_TRUE(std::any_of(Cases().begin(), Cases().end(), [&](const ConformanceCase& c) {
+      return c.name == name;
+    })) << name;
   }
 }
 

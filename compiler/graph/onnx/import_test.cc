@@ -5,9 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "baselines/torch/graph_reference.h"
 #include "compiler/graph/builder.h"
 #include "compiler/graph/onnx/testing.h"
-#include "compiler/graph/reference_eval.h"
 
 namespace tessel::graph::onnx {
 namespace {
@@ -101,10 +101,10 @@ TEST(ImportTest, PyTorchStyleResidualBlock) {
   AddNode(m, "Relu", {"/Add_output_0"}, {"/relu_1/Relu_output_0"}, "/relu_1/Relu");
   AddNode(m, "GlobalAveragePool", {"/relu_1/Relu_output_0"}, {"/avgpool/output_0"},
           "/avgpool/GlobalAveragePool");
-  SetAttr(AddNode(m, "Flatten", {"/avgpool/output_0"}, {"/Flatten_output_0"}, "/Flatten"),
-          "axis", int64_t{1});
-  auto& fc = AddNode(m, "Gemm", {"/Flatten_output_0", "fc.weight", "fc.bias"}, {"output"},
-                     "/fc/Gemm");
+  SetAttr(AddNode(m, "Flatten", {"/avgpool/output_0"}, {"/Flatten_output_0"}, "/Flatten"), "axis",
+          int64_t{1});
+  auto& fc =
+      AddNode(m, "Gemm", {"/Flatten_output_0", "fc.weight", "fc.bias"}, {"output"}, "/fc/Gemm");
   SetAttr(fc, "alpha", 1.0f);
   SetAttr(fc, "beta", 1.0f);
   SetAttr(fc, "transB", int64_t{1});
@@ -133,8 +133,8 @@ TEST(ImportTest, PyTorchStyleResidualBlock) {
   ASSERT_TRUE(want_graph.ok()) << want_graph.status();
 
   const NDArray input = Random({1, c, 6, 6}, 99);
-  absl::StatusOr<std::vector<NDArray>> got = EvaluateReference(*g, {input});
-  absl::StatusOr<std::vector<NDArray>> want = EvaluateReference(*want_graph, {input});
+  absl::StatusOr<std::vector<NDArray>> got = baselines::EvaluateReference(*g, {input});
+  absl::StatusOr<std::vector<NDArray>> want = baselines::EvaluateReference(*want_graph, {input});
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_TRUE(want.ok()) << want.status();
   EXPECT_EQ(MaxError((*got)[0], (*want)[0]), 0);

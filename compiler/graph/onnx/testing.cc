@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "compiler/graph/reference_eval.h"
+#include "baselines/torch/graph_reference.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/status_macros.h"
 
@@ -129,9 +129,9 @@ std::vector<float> Values(const NDArray& a) {
 }
 
 absl::StatusOr<std::vector<NDArray>> Evaluate(const ::onnx::ModelProto& m,
-                                         const std::vector<NDArray>& inputs) {
+                                              const std::vector<NDArray>& inputs) {
   TESSEL_ASSIGN_OR_RETURN(const Graph g, Import(m));
-  return EvaluateReference(g, inputs);
+  return baselines::EvaluateReference(g, inputs);
 }
 
 double MaxError(const NDArray& a, const NDArray& b) {

@@ -3,11 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "baselines/torch/graph_reference.h"
 #include "baselines/torch/reference.h"
 #include "compiler/graph/builder.h"
 #include "compiler/graph/passes/fold_batch_norm.h"
 #include "compiler/graph/passes/test_util.h"
-#include "compiler/graph/reference_eval.h"
 #include "compiler/support/status_macros.h"
 
 namespace tessel::graph::passes {
@@ -103,7 +103,7 @@ void ExpectPlanExecutes(const Graph& g, const FusionPlan& fusion, const MemoryPl
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     inputs.push_back(RandomArray(g.type(g.inputs[i]).shape, seed + uint32_t(i)));
   }
-  absl::StatusOr<std::vector<runtime::NDArray>> want = EvaluateReference(g, inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> want = baselines::EvaluateReference(g, inputs);
   ASSERT_TRUE(want.ok()) << want.status();
   absl::StatusOr<std::vector<runtime::NDArray>> got = ExecuteWithPlan(g, fusion, plan, inputs);
   ASSERT_TRUE(got.ok()) << got.status();

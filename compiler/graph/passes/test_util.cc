@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "compiler/graph/reference_eval.h"
+#include "baselines/torch/graph_reference.h"
 
 namespace tessel::graph::passes::testing {
 
@@ -151,9 +151,9 @@ void ExpectSameOutputs(const Graph& before, const Graph& after, uint32_t seed, d
     ASSERT_EQ(before.type(before.inputs[i]), after.type(after.inputs[i]));
     inputs.push_back(RandomArray(before.type(before.inputs[i]).shape, seed + uint32_t(i)));
   }
-  absl::StatusOr<std::vector<runtime::NDArray>> want = EvaluateReference(before, inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> want = baselines::EvaluateReference(before, inputs);
   ASSERT_TRUE(want.ok()) << want.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> got = EvaluateReference(after, inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = baselines::EvaluateReference(after, inputs);
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), want->size());
   for (size_t o = 0; o < want->size(); ++o) {

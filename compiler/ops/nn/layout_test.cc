@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler/driver/build.h"
+#include "compiler/codegen/build.h"
 #include "compiler/runtime/module.h"
 #include "compiler/runtime/ndarray.h"
 #include "compiler/te/compute.h"
@@ -89,7 +89,7 @@ runtime::NDArray RunCompute(const te::Tensor& in, const te::Tensor& out, const r
   schedule::Schedule s = schedule::create_schedule({out.op()});
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {in, out}, "f");
   EXPECT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<runtime::Module> m = driver::Build({*f}, "llvm");
+  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, "llvm");
   EXPECT_TRUE(m.ok()) << m.status();
   absl::StatusOr<runtime::Function> fn = m->GetFunction("f");
   EXPECT_TRUE(fn.ok()) << fn.status();

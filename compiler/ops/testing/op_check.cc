@@ -6,9 +6,9 @@
 #include <random>
 
 #include "baselines/torch/reference.h"
-#include "compiler/driver/build.h"
-#include "compiler/transforms/pipeline.h"
+#include "compiler/codegen/build.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/transforms/pipeline.h"
 
 namespace tessel::ops::testing {
 
@@ -29,8 +29,9 @@ std::string NotRunHere(const std::string& target) {
 absl::StatusOr<std::optional<runtime::Function>> CompileToCheck(const OpProgram& program,
                                                                 const std::string& target) {
   // One build either way: the module holds the assembled object before any function is asked for.
-  TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func, transforms::Lower(program.schedule, program.args, "op"));
-  TESSEL_ASSIGN_OR_RETURN(runtime::Module module, driver::Build({func}, target));
+  TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func,
+                          transforms::Lower(program.schedule, program.args, "op"));
+  TESSEL_ASSIGN_OR_RETURN(runtime::Module module, codegen::Build({func}, target));
   if (!NotRunHere(target).empty()) return std::optional<runtime::Function>();
   TESSEL_ASSIGN_OR_RETURN(runtime::Function f, module.GetFunction("op"));
   return std::optional<runtime::Function>(std::move(f));

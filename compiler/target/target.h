@@ -15,7 +15,7 @@
 //         -mattr=+f,-g (CPU features), -opt-level=0..3 (default 3),
 //         -fast-math (every fast-math flag), -fast-math-contract (only fusing a*b+c into fma).
 // Without a fast-math option, floating point is strict IEEE (see ir/node.h).
-namespace tessel::driver {
+namespace tessel::target {
 
 class Target {
  public:
@@ -44,4 +44,4 @@ class Target {
   std::vector<Entry> entries_;
 };
 
-}  // namespace tessel::driver
+}  // namespace tessel::target

@@ -1,11 +1,11 @@
-#include "compiler/driver/compile_target.h"
+#include "compiler/target/host_target.h"
 
 #include <absl/strings/str_cat.h>
 
-#include "compiler/codegen/llvm/llvm_target.h"
-#include "compiler/driver/target.h"
+#include "compiler/target/llvm_target.h"
+#include "compiler/target/target.h"
 
-namespace tessel::driver {
+namespace tessel::target {
 
 absl::StatusOr<std::string> ResolveCompileTarget(const std::string& text) {
   // StatusOr<Target> kept whole: GCC 12 misreads a moved-out Target as maybe uninitialized.
@@ -16,8 +16,7 @@ absl::StatusOr<std::string> ResolveCompileTarget(const std::string& text) {
         "target '", text, "': code that runs here needs an llvm target of this machine, not '",
         target->kind(), "'"));
   }
-  absl::StatusOr<codegen::llvm_backend::LlvmTarget> given =
-      codegen::llvm_backend::ResolveLlvmTarget(*target);
+  absl::StatusOr<LlvmTarget> given = ResolveLlvmTarget(*target);
   if (!given.ok()) return given.status();
   if (!given->is_host) {
     return absl::InvalidArgumentError(
@@ -30,7 +29,7 @@ absl::StatusOr<std::string> ResolveCompileTarget(const std::string& text) {
   }
   absl::StatusOr<Target> parsed = Target::Parse(full);
   if (!parsed.ok()) return parsed.status();
-  return codegen::llvm_backend::NameNativeCpu(*parsed);
+  return NameNativeCpu(*parsed);
 }
 
-}  // namespace tessel::driver
+}  // namespace tessel::target

@@ -1,4 +1,4 @@
-#include "compiler/codegen/llvm/llvm_target.h"
+#include "compiler/target/llvm_target.h"
 
 #include <absl/status/status.h>
 #include <absl/strings/numbers.h>
@@ -9,13 +9,12 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
-#include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include <mutex>
 
-namespace tessel::codegen::llvm_backend {
+namespace tessel::target {
 namespace {
 
 // The host CPU's features, each on or off (empty when LLVM cannot tell).
@@ -43,9 +42,9 @@ std::string HostFeatures() {
 // differ between a CPU model and a virtual machine's view of it. Elsewhere every feature.
 bool IsCodeFeature(const llvm::Triple& triple, std::string_view feature) {
   if (!triple.isX86()) return true;
-  static constexpr std::string_view kPrefixes[] = {
-      "sse", "ssse3", "avx", "fma", "f16c", "amx", "bmi", "popcnt",
-      "lzcnt", "gfni", "vaes", "vpclmulqdq", "xop"};
+  static constexpr std::string_view kPrefixes[] = {"sse",  "ssse3",      "avx",    "fma",   "f16c",
+                                                   "amx",  "bmi",        "popcnt", "lzcnt", "gfni",
+                                                   "vaes", "vpclmulqdq", "xop"};
   for (std::string_view prefix : kPrefixes) {
     if (feature.starts_with(prefix)) return true;
   }
@@ -92,7 +91,7 @@ std::string LlvmTarget::ToString() const {
   return out;
 }
 
-absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const driver::Target& target) {
+absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const Target& target) {
   InitializeLlvm();
   if (target.kind() != "llvm") {
     return absl::InvalidArgumentError(
@@ -169,7 +168,7 @@ absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const driver::Target& target) {
   return out;
 }
 
-absl::StatusOr<std::string> NameNativeCpu(const driver::Target& target) {
+absl::StatusOr<std::string> NameNativeCpu(const Target& target) {
   if (target.Option("mcpu") != "native") return target.ToString();
   // Resolving first checks the triple and that -mcpu=native describes its architecture.
   absl::StatusOr<LlvmTarget> resolved = ResolveLlvmTarget(target);
@@ -182,28 +181,9 @@ absl::StatusOr<std::string> NameNativeCpu(const driver::Target& target) {
   std::vector<std::string> mattr = CodeFeatureDifferences(triple, *defaults);
   // The user's -mattr comes last: LLVM lets a later entry override an earlier one.
   if (std::optional<std::string> given = target.Option("mattr")) mattr.push_back(*given);
-  driver::Target named = target.WithOption("mcpu", resolved->cpu);
+  Target named = target.WithOption("mcpu", resolved->cpu);
   if (!mattr.empty()) named = named.WithOption("mattr", absl::StrJoin(mattr, ","));
   return named.ToString();
 }
 
-absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const LlvmTarget& target) {
-  InitializeLlvm();
-  std::string error;
-  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
-  if (llvm_target == nullptr) return absl::InvalidArgumentError(error);
-  llvm::TargetOptions options;
-  if (target.fp_contract) options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
-  const llvm::CodeGenOpt::Level level = target.opt_level == 0   ? llvm::CodeGenOpt::None
-                                        : target.opt_level == 1 ? llvm::CodeGenOpt::Less
-                                        : target.opt_level == 2 ? llvm::CodeGenOpt::Default
-                                                                : llvm::CodeGenOpt::Aggressive;
-  std::unique_ptr<llvm::TargetMachine> tm(llvm_target->createTargetMachine(
-      target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt, level));
-  if (tm == nullptr) {
-    return absl::InternalError(absl::StrCat("LLVM made no target machine for ", target.ToString()));
-  }
-  return tm;
-}
-
-}  // namespace tessel::codegen::llvm_backend
+}  // namespace tessel::target

@@ -1,17 +1,17 @@
-#include "cli/bench_target.h"
+#include "experiments/bench_target.h"
 
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
 
-#include "compiler/codegen/llvm/llvm_target.h"
-#include "compiler/driver/compile_target.h"
-#include "compiler/driver/target.h"
+#include "compiler/target/host_target.h"
+#include "compiler/target/llvm_target.h"
+#include "compiler/target/target.h"
 #include "hardware/host/machine.h"
 
-namespace tessel::cli {
+namespace tessel::experiments {
 
 absl::StatusOr<std::string> HostBenchTarget(const std::string& text) {
-  absl::StatusOr<std::string> target = driver::ResolveCompileTarget(text);
+  absl::StatusOr<std::string> target = target::ResolveCompileTarget(text);
   if (target.ok()) return target;
   // On the command line the target is the --target flag's value: say so.
   const std::string message(target.status().message());
@@ -21,14 +21,13 @@ absl::StatusOr<std::string> HostBenchTarget(const std::string& text) {
 
 std::string BenchMetadata(const std::string& text, int threads) {
   std::string cpu = "?";
-  absl::StatusOr<driver::Target> target = driver::Target::Parse(text);
+  absl::StatusOr<target::Target> target = target::Target::Parse(text);
   if (target.ok()) {
-    absl::StatusOr<codegen::llvm_backend::LlvmTarget> t =
-        codegen::llvm_backend::ResolveLlvmTarget(*target);
+    absl::StatusOr<target::LlvmTarget> t = target::ResolveLlvmTarget(*target);
     if (t.ok()) cpu = t->cpu;
   }
   return absl::StrFormat("machine: %s\ntarget: %s (cpu %s), threads: %d\n",
                          hardware::DescribeHost(), text, cpu, threads);
 }
 
-}  // namespace tessel::cli
+}  // namespace tessel::experiments

@@ -10,8 +10,8 @@
 // OpenBLAS do); then `-mcpu=native` is replaced by the CPU's name and its vector features
 // (codegen/llvm NameNativeCpu: "llvm -mcpu=znver3 -fast-math-contract"), so a log tuned on one
 // CPU is never applied as if tuned on another. `tessel tune` and the benchmarks resolve --target
-// the same way (cli/bench_target.h HostBenchTarget).
-namespace tessel::driver {
+// the same way (experiments/bench_target.h HostBenchTarget).
+namespace tessel::target {
 
 // The resolved target string; an error names a target that is not an llvm target of this host's
 // architecture (the compiled model's library is linked with this machine's `cc`). A target this
@@ -19,4 +19,4 @@ namespace tessel::driver {
 // functions refuse to run.
 absl::StatusOr<std::string> ResolveCompileTarget(const std::string& target);
 
-}  // namespace tessel::driver
+}  // namespace tessel::target

@@ -1,4 +1,4 @@
-#include "compiler/graph/reference_eval.h"
+#include "baselines/torch/graph_reference.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,9 +7,13 @@
 
 #include "compiler/graph/builder.h"
 
-namespace tessel::graph {
+namespace tessel::baselines {
 namespace {
 
+using graph::Builder;
+using graph::Graph;
+using graph::kFloat32;
+using graph::ValueId;
 using ::testing::HasSubstr;
 
 runtime::NDArray Filled(std::vector<int64_t> shape, float start, float step) {
@@ -19,7 +23,7 @@ runtime::NDArray Filled(std::vector<int64_t> shape, float start, float step) {
 }
 
 // relu(x @ w^T + b) + x2, computed by hand.
-TEST(ReferenceEvalTest, DenseReluAddMatchesHandComputed) {
+TEST(GraphReferenceTest, DenseReluAddMatchesHandComputed) {
   const int m = 2, k = 3, n = 4;
   runtime::NDArray w = Filled({n, k}, -0.5f, 0.25f);
   runtime::NDArray bias = Filled({n}, -0.3f, 0.1f);
@@ -47,7 +51,7 @@ TEST(ReferenceEvalTest, DenseReluAddMatchesHandComputed) {
   }
 }
 
-TEST(ReferenceEvalTest, InputsAreChecked) {
+TEST(GraphReferenceTest, InputsAreChecked) {
   Builder b;
   b.Output(b.Op("relu", {b.Input("x", {{2, 3}})}));
   absl::StatusOr<Graph> g = b.Finish();
@@ -59,4 +63,4 @@ TEST(ReferenceEvalTest, InputsAreChecked) {
 }
 
 }  // namespace
-}  // namespace tessel::graph
+}  // namespace tessel::baselines

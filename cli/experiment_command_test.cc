@@ -1,6 +1,6 @@
 // `tessel experiment`: its command-line mistakes, shipped config names, and a tiny run printing
 // the summary table.
-#include "experiments/experiment_command.h"
+#include "cli/experiment_command.h"
 
 #include <absl/status/status.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace tessel::experiments {
+namespace tessel::cli {
 namespace {
 
 absl::Status Command(std::vector<std::string> args, std::ostream& out) {
@@ -105,4 +105,4 @@ TEST(ExperimentCommandTest, TinyModelsRunPrintsTheTable) {
 }
 
 }  // namespace
-}  // namespace tessel::experiments
+}  // namespace tessel::cli

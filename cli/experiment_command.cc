@@ -1,4 +1,4 @@
-#include "experiments/experiment_command.h"
+#include "cli/experiment_command.h"
 
 #include <absl/strings/str_cat.h>
 #include <unistd.h>
@@ -15,8 +15,15 @@
 #include "experiments/runfiles.h"
 #include "experiments/runner.h"
 
-namespace tessel::experiments {
+namespace tessel::cli {
 namespace {
+
+using experiments::AnyConfig;
+using experiments::ExperimentConfig;
+using experiments::ExperimentOutcome;
+using experiments::ModelsConfig;
+using experiments::ModelsOutcome;
+using experiments::RunnerOptions;
 
 struct ConfigFile {
   std::string path;   // where to read it
@@ -30,7 +37,7 @@ ConfigFile FindConfig(const std::string& given) {
   std::string name = given;
   if (name.ends_with(".yaml")) name.resize(name.size() - 5);
   const std::string shipped = absl::StrCat("experiments/configs/", name, ".yaml");
-  absl::StatusOr<std::string> path = FindRunfile(shipped);
+  absl::StatusOr<std::string> path = experiments::FindRunfile(shipped);
   if (!path.ok()) return {given, given};
   return {*path, shipped};
 }
@@ -51,10 +58,10 @@ absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& 
   }
   const ConfigFile file = FindConfig(args.front());
   TESSEL_ASSIGN_OR_RETURN(
-      cli::Flags flags,
-      cli::Flags::Parse("experiment", args.subspan(1),
-                        {{"out", "the output directory (default results/<name>/<cpu>)"}}));
-  TESSEL_ASSIGN_OR_RETURN(AnyConfig any, LoadAnyConfig(file.path, RegisteredNames()));
+      Flags flags, Flags::Parse("experiment", args.subspan(1),
+                                {{"out", "the output directory (default results/<name>/<cpu>)"}}));
+  TESSEL_ASSIGN_OR_RETURN(AnyConfig any,
+                          experiments::LoadAnyConfig(file.path, experiments::RegisteredNames()));
   RunnerOptions options;
   options.out_dir = flags.String("out", "");
   options.progress = &std::cerr;
@@ -62,7 +69,8 @@ absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& 
   if (auto* models = std::get_if<ModelsConfig>(&any)) {
     // A shipped config is reported by its place in the source tree, not in the runfiles.
     if (file.path != file.shown) models->source_path = file.shown;
-    TESSEL_ASSIGN_OR_RETURN(ModelsOutcome outcome, RunModelsExperiment(*models, options));
+    TESSEL_ASSIGN_OR_RETURN(ModelsOutcome outcome,
+                            experiments::RunModelsExperiment(*models, options));
     PrintWarnings(outcome.warnings);
     out << "\n" << outcome.table;
     out << absl::StrCat("\n", outcome.networks, " networks x ", models->variants.size(),
@@ -71,7 +79,7 @@ absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& 
   }
   ExperimentConfig& config = std::get<ExperimentConfig>(any);
   if (file.path != file.shown) config.source_path = file.shown;
-  TESSEL_ASSIGN_OR_RETURN(ExperimentOutcome outcome, RunExperiment(config, options));
+  TESSEL_ASSIGN_OR_RETURN(ExperimentOutcome outcome, experiments::RunExperiment(config, options));
   PrintWarnings(outcome.warnings);
   out << "\n" << outcome.table;
   out << absl::StrCat("\n", outcome.runs, " runs (", outcome.tuned, " tuned now, ",
@@ -80,4 +88,4 @@ absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& 
   return absl::OkStatus();
 }
 
-}  // namespace tessel::experiments
+}  // namespace tessel::cli

@@ -1,4 +1,4 @@
-#include "compiler/graph/reference_eval.h"
+#include "baselines/torch/graph_reference.h"
 
 #include <absl/strings/str_cat.h>
 
@@ -8,8 +8,19 @@
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 
-namespace tessel::graph {
+namespace tessel::baselines {
 namespace {
+
+using graph::Graph;
+using graph::LayoutName;
+using graph::Node;
+using graph::NodeLayout;
+using graph::NodeLayoutOf;
+using graph::OpArgsOf;
+using graph::TensorType;
+using graph::Value;
+using graph::ValueId;
+using graph::ValueKind;
 
 // x converted between layout blocks (0: NCHW) by libtorch's layout_transform reference.
 absl::StatusOr<runtime::NDArray> Relayout(const runtime::NDArray& x, int64_t from, int64_t to) {
@@ -40,7 +51,7 @@ absl::StatusOr<std::vector<runtime::NDArray>> EvaluateNode(const Node& node,
 }  // namespace
 
 absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
-    const Graph& g, const std::vector<runtime::NDArray>& inputs) {
+    const graph::Graph& g, const std::vector<runtime::NDArray>& inputs) {
   if (inputs.size() != g.inputs.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the graph takes ", g.inputs.size(), " inputs, got ", inputs.size()));
@@ -78,4 +89,4 @@ absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
   return outputs;
 }
 
-}  // namespace tessel::graph
+}  // namespace tessel::baselines

@@ -1,4 +1,4 @@
-#include "compiler/driver/target.h"
+#include "compiler/target/target.h"
 
 #include <absl/status/status.h>
 #include <absl/strings/str_cat.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <map>
 
-namespace tessel::driver {
+namespace tessel::target {
 namespace {
 
 struct KindOptions {
@@ -114,4 +114,4 @@ std::string Target::ToString() const {
   return out;
 }
 
-}  // namespace tessel::driver
+}  // namespace tessel::target

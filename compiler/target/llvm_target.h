@@ -2,18 +2,13 @@
 
 #include <absl/status/statusor.h>
 
-#include <memory>
 #include <string>
 
-#include "compiler/driver/target.h"
-
-namespace llvm {
-class TargetMachine;
-}  // namespace llvm
+#include "compiler/target/target.h"
 
 // An `llvm` target string resolved against LLVM: triple, CPU and features (host detection for
 // -mcpu=native), optimization level and fast-math.
-namespace tessel::codegen::llvm_backend {
+namespace tessel::target {
 
 struct LlvmTarget {
   std::string triple;
@@ -38,7 +33,7 @@ struct LlvmTarget {
 
 // Resolves an `llvm` target; errors name an unknown triple or CPU, or -mcpu=native for another
 // architecture.
-absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const driver::Target& target);
+absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const Target& target);
 
 // target with `-mcpu=native` replaced by the host CPU's name and, in -mattr, the host's
 // differences from that CPU's defaults in the instruction-set features compiled code can use
@@ -47,12 +42,9 @@ absl::StatusOr<LlvmTarget> ResolveLlvmTarget(const driver::Target& target);
 // vector code as the input on this machine and names the CPU, so a tuning log keyed by it says
 // which CPU it was tuned on. A target without -mcpu=native comes back as given. Errors as
 // ResolveLlvmTarget's.
-absl::StatusOr<std::string> NameNativeCpu(const driver::Target& target);
-
-// A TargetMachine for target (position-independent code, so objects link into shared libraries).
-absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const LlvmTarget& target);
+absl::StatusOr<std::string> NameNativeCpu(const Target& target);
 
 // Registers LLVM's targets once per process.
 void InitializeLlvm();
 
-}  // namespace tessel::codegen::llvm_backend
+}  // namespace tessel::target

@@ -13,8 +13,8 @@
 // `fig12_costmodels`, `tuned_table2`, `fig4_fusion`, `fig14_end2end`). The live progress goes to
 // stderr (rewritten in place on a terminal); the summary table and where the results are go to
 // `out`. Rerunning the same command resumes.
-namespace tessel::experiments {
+namespace tessel::cli {
 
 absl::Status ExperimentCommand(std::span<const std::string> args, std::ostream& out);
 
-}  // namespace tessel::experiments
+}  // namespace tessel::cli
