@@ -101,7 +101,10 @@ TEST(CommandsTest, ListNamesEveryRegistry) {
        {"targets", "operators and templates", "cost models", "explorers", "workloads"}) {
     EXPECT_NE(o.out.find(absl::StrCat(registry, ": ")), std::string::npos) << registry;
   }
-  EXPECT_NE(o.out.find("targets: llvm"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("targets: cuda, llvm, opencl, vdla"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("  llvm: -mtriple=... -mcpu=..."), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("  cuda: -arch=... -host=... (a device"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("no backend in this build yet"), std::string::npos) << o.out;
 }
 
 TEST(CommandsTest, BenchGemmChecksAndComparesWithOpenBlas) {
@@ -143,7 +146,10 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
        "tessel bench: --suite 'table3' is not a suite; known: table2\n"},
       {{"bench", "ops", "--layers", "C1,C13"},
        "tessel bench: --layers: no layer 'C13' in Table 2; the layers are C1, C2,"},
-      {{"bench", "ops", "--target", "cuda"}, "tessel bench: --target 'cuda': unknown kind 'cuda'"},
+      {{"bench", "ops", "--target", "rocm"}, "tessel bench: --target 'rocm': unknown kind 'rocm'"},
+      {{"bench", "ops", "--target", "cuda"},
+       "tessel bench: --target 'cuda': code that runs here needs an llvm target of this machine, "
+       "not 'cuda'"},
       {{"bench", "ops", "--target", "llvm -mtriple=aarch64-linux-gnu"},
        "tessel bench: --target 'llvm -mtriple=aarch64-linux-gnu' is not this machine's "
        "architecture\n"},

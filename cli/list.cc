@@ -3,9 +3,11 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
+#include "compiler/codegen/build.h"
 #include "compiler/ops/template.h"
 #include "compiler/target/target.h"
 #include "costmodels/cost_model.h"
@@ -17,8 +19,19 @@ namespace tessel::cli {
 std::string RegistryListing() {
   // The registries of ../shared/DESIGN.md, in the order a compile meets them. Each module adds its
   // entries here as it lands; an empty registry says so rather than disappearing.
+  // Each target kind with its options, and whether this build has its backend.
   std::string listing = absl::StrCat("targets: ", absl::StrJoin(target::Target::Kinds(), ", "),
-                                     " (see compiler/target/target.h for their options)\n");
+                                     " (compiler/target/target.h)\n");
+  const std::vector<std::string> backends = codegen::BackendKinds();
+  for (const target::KindInfo& k : target::Target::KindInfos()) {
+    std::vector<std::string> options;
+    for (const std::string& o : k.options) options.push_back(absl::StrCat("-", o, "=..."));
+    for (const std::string& f : k.flags) options.push_back(absl::StrCat("-", f));
+    const bool built = std::find(backends.begin(), backends.end(), k.name) != backends.end();
+    absl::StrAppend(&listing, "  ", k.name, ": ", absl::StrJoin(options, " "),
+                    k.device ? " (a device: its kernels run from the -host program)" : "",
+                    built ? "" : "; no backend in this build yet", "\n");
+  }
   // Templates grouped by the logical operator they compute (compiler/ops/OPERATORS.md).
   std::map<std::string, std::vector<std::string>> by_op;
   for (const ops::Template* t : ops::AllTemplates()) by_op[t->op].push_back(t->name);

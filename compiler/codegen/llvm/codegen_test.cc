@@ -239,7 +239,8 @@ TEST(TargetTest, TargetStringsAreCheckedAndResolved) {
     absl::StatusOr<target::LlvmTarget> r = target::ResolveLlvmTarget(*parsed);
     return r.ok() ? std::string("ok") : std::string(r.status().message());
   };
-  EXPECT_EQ(error("cuda"), "target 'cuda': unknown kind 'cuda' (known: llvm)");
+  EXPECT_EQ(error("rocm"), "target 'rocm': unknown kind 'rocm' (known: cuda, llvm, opencl, vdla)");
+  EXPECT_EQ(error("cuda"), "target 'cuda' is not an llvm target");
   EXPECT_EQ(error("llvm -mfoo=1"),
             "target 'llvm -mfoo=1': option '-mfoo=1' is not known for kind 'llvm'");
   EXPECT_EQ(error("llvm mcpu=x"), "target 'llvm mcpu=x': option 'mcpu=x' does not start with '-'");
