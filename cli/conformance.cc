@@ -34,7 +34,8 @@ std::string RunCase(const ConformanceCase& c) {
     return unsupported.empty() ? absl::StrCat("failed (import: ", g.status().message(), ")")
                                : unsupported;
   }
-  absl::StatusOr<driver::CompiledModel> model = driver::Compile(*g, "llvm", nullptr);
+  absl::StatusOr<driver::CompiledModel> model =
+      driver::Compile(*g, target::Target::Llvm(), nullptr);
   if (!model.ok()) {
     std::string unsupported = Unsupported(model.status());
     return unsupported.empty() ? absl::StrCat("failed (compile: ", model.status().message(), ")")

@@ -9,6 +9,7 @@
 
 #include "cli/flags.h"
 #include "compiler/runtime/timer.h"
+#include "compiler/target/host_target.h"
 #include "experiments/bench_target.h"
 #include "experiments/gemm_job.h"
 #include "experiments/side_process.h"
@@ -18,7 +19,6 @@ namespace tessel::cli {
 
 using experiments::GemmJob;
 using experiments::GemmShape;
-using experiments::kGemmTarget;
 
 absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
   absl::StatusOr<Flags> flags = Flags::Parse("bench gemm", args,
@@ -59,7 +59,7 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
       !s.ok()) {
     return s;
   }
-  out << experiments::BenchMetadata(kGemmTarget, static_cast<int>(*threads));
+  out << experiments::BenchMetadata(target::NativeTarget(), static_cast<int>(*threads));
   out << absl::StrFormat("gemm %dx%dx%d fp32; compile %.0f ms; output matches OpenBLAS\n", shape.m,
                          shape.n, shape.k, (*ours)->info().value("compile_seconds", 0.0) * 1e3);
   experiments::RoundRobinOptions options;
@@ -97,7 +97,7 @@ absl::Status BenchSchedules(std::span<const std::string> args, std::ostream& out
   const GemmShape shape;
   absl::StatusOr<GemmJob> job = GemmJob::Create(shape, static_cast<int>(*threads));
   if (!job.ok()) return job.status();
-  out << experiments::BenchMetadata(kGemmTarget, job->threads());
+  out << experiments::BenchMetadata(target::NativeTarget(), job->threads());
   const hardware::FmaPeak peak = hardware::MeasureFmaPeak();
   const double peak_gflops = peak.GflopsFor(job->threads());
   out << absl::StrFormat(

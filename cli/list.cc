@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "compiler/codegen/build.h"
+#include "compiler/ops/strategy.h"
 #include "compiler/ops/template.h"
 #include "compiler/target/target.h"
+#include "compiler/target/target_facts.h"
 #include "costmodels/cost_model.h"
 #include "search/explorers/explorer.h"
 #include "workloads/network_ops.h"
@@ -31,15 +33,26 @@ std::string RegistryListing() {
     absl::StrAppend(&listing, "  ", k.name, ": ", absl::StrJoin(options, " "),
                     k.device ? " (a device: its kernels run from the -host program)" : "",
                     built ? "" : "; no backend in this build yet", "\n");
+    // The kind's facts with no options given (for llvm: this machine).
+    absl::StatusOr<target::Target> plain = target::Target::Parse(k.name);
+    absl::StatusOr<target::TargetFacts> facts =
+        plain.ok() ? target::DescribeTarget(*plain) : plain.status();
+    absl::StrAppend(&listing, "    keys ", plain.ok() ? absl::StrJoin(plain->keys(), ", ") : "?",
+                    "; facts: ", facts.ok() ? facts->ToString() : facts.status().message(), "\n");
   }
   // Templates grouped by the logical operator they compute (compiler/ops/OPERATORS.md).
   std::map<std::string, std::vector<std::string>> by_op;
-  for (const ops::Template* t : ops::AllTemplates()) by_op[t->op].push_back(t->name);
+  for (const ops::Template* t : ops::AllTemplates()) {
+    by_op[t->op].push_back(absl::StrCat(t->name, " (", ops::TemplateKey(*t), ")"));
+  }
   absl::StrAppend(&listing, "operators and templates: ", ops::AllTemplates().size(),
                   " templates for ", by_op.size(), " operators\n");
   for (const auto& [op, names] : by_op) {
     absl::StrAppend(&listing, "  ", op, ": ", absl::StrJoin(names, ", "), "\n");
   }
+  absl::StrAppend(&listing,
+                  "strategies (which template an operator uses untuned) for target keys: ",
+                  absl::StrJoin(ops::StrategyKeys(), ", "), " (compiler/ops/strategy.h)\n");
   absl::StrAppend(&listing, "cost models: ", absl::StrJoin(costmodels::CostModelNames(), ", "),
                   " (costmodels/README.md)\n");
   absl::StrAppend(&listing, "explorers: ", absl::StrJoin(search::ExplorerNames(), ", "), "\n");

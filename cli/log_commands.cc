@@ -8,9 +8,9 @@
 #include <map>
 #include <vector>
 
-#include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/target_facts.h"
 #include "search/records/apply_history_best.h"
 #include "search/records/log.h"
 
@@ -26,7 +26,7 @@ struct TaskSummary {
 
 // The operations of the task's program for GFLOPS; 0 when its template is not in this build.
 double TaskFlops(const search::Task& task) {
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(task.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
   absl::StatusOr<const ops::Template*> t = ops::FindTemplate(task.template_name);
   if (!facts.ok() || !t.ok()) return 0;
   absl::StatusOr<ops::Instantiated> program = ops::InstantiateFallback(**t, task.args, *facts);

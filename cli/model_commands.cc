@@ -147,13 +147,17 @@ absl::Status CompileCommand(std::span<const std::string> arg_words, std::ostream
   TESSEL_ASSIGN_OR_RETURN(std::string dir, args.Value("out", ""));
   if (dir.empty())
     return absl::InvalidArgumentError("-o DIR is required: where to write the model");
-  TESSEL_ASSIGN_OR_RETURN(std::string target, args.Value("target", "llvm"));
+  TESSEL_ASSIGN_OR_RETURN(const std::string target_flag, args.Value("target", "llvm"));
+  absl::StatusOr<target::Target> target = target::Target::Parse(target_flag);
+  if (!target.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--target: ", target.status().message()));
+  }
   TESSEL_ASSIGN_OR_RETURN(std::string logs, args.Value("log", ""));
   TESSEL_ASSIGN_OR_RETURN(graph::Graph g, ReadModel(args, "compile"));
 
   TESSEL_ASSIGN_OR_RETURN(std::optional<search::ApplyHistoryBest> history, ReadLogFlag(logs));
   absl::StatusOr<driver::CompiledModel> model =
-      driver::Compile(g, target, history ? &*history : nullptr);
+      driver::Compile(g, *target, history ? &*history : nullptr);
   if (!model.ok()) {
     // A bad --target is the command line's fault.
     if (absl::IsInvalidArgument(model.status()) &&
@@ -170,7 +174,7 @@ absl::Status CompileCommand(std::span<const std::string> arg_words, std::ostream
   const driver::CompileStats& s = model->stats;
   out << absl::StrFormat("compiled %d nodes: %d kernels (%d tuned, %d fallback) for %s\n",
                          model->graph.nodes.size(), model->kernels.size(), model->NumTuned(),
-                         model->kernels.size() - model->NumTuned(), model->target);
+                         model->kernels.size() - model->NumTuned(), model->facts.target.ToString());
   out << absl::StrFormat("parameters %s (graph constants %s)\n", Megabytes(parameter_bytes),
                          Megabytes(model->graph.ConstantBytes()));
   out << absl::StrFormat(

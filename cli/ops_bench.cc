@@ -9,9 +9,10 @@
 
 #include "baselines/torch/reference.h"
 #include "cli/flags.h"
+#include "cli/target_flag.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/op_runner.h"
-#include "compiler/ops/x86/conv2d_strategy.h"
+#include "compiler/ops/strategy.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
@@ -56,7 +57,7 @@ ops::Tolerance ToleranceFor(const std::string& template_name) {
 // benchmark does); null for the fallback configs. Ours and oneDNN each run in a timing worker of
 // their own (experiments/side_process.h), on the same inputs; the output is checked against
 // libtorch here after the timing.
-absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetFacts& facts,
+absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const target::TargetFacts& facts,
                                int threads, const experiments::RoundRobinOptions& timer,
                                const search::ApplyHistoryBest* history) {
   Row row;
@@ -64,9 +65,8 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
   row.conv = layer.kind == workloads::LayerKind::kConv;
   row.gflop = workloads::Gflop(layer);
   const ops::OpArgs args = workloads::Conv2dArgs(layer);
-  TESSEL_ASSIGN_OR_RETURN(ops::nn::Conv2dAttrs attrs, ops::nn::ReadConv2dAttrs(layer.name, args));
-  row.template_name = ops::x86::SelectConv2dTemplate(attrs, facts);
-  TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(row.template_name));
+  TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::SelectTemplate("conv2d", args, facts));
+  row.template_name = t->name;
   nlohmann::json config = nullptr;  // the fallback
   if (history != nullptr) {
     search::Task task{.template_name = row.template_name, .args = args, .target = facts.target};
@@ -80,7 +80,7 @@ absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const ops::TargetF
                        {"template", row.template_name},
                        {"config", config},
                        {"seed", 1},
-                       {"target", facts.target}});
+                       {"target", facts.target.ToString()}});
   const std::string where = absl::StrCat(layer.name, ": ");
   TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<experiments::SideProcess> ours,
                           experiments::SideProcess::Start(where + "tessel", ours_request));
@@ -127,8 +127,8 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
     return absl::InvalidArgumentError(
         absl::StrCat("--suite '", suite, "' is not a suite; known: table2"));
   }
-  TESSEL_ASSIGN_OR_RETURN(std::string target,
-                          experiments::HostBenchTarget(flags.String("target", "llvm")));
+  TESSEL_ASSIGN_OR_RETURN(const target::Target target,
+                          HostTargetFlag(flags.String("target", "llvm")));
   std::optional<search::ApplyHistoryBest> history;
   const std::string log = flags.String("log", "");
   if (!log.empty()) {
@@ -149,9 +149,10 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   }
   TESSEL_ASSIGN_OR_RETURN(std::vector<workloads::Layer> layers,
                           ChooseLayers(flags.String("layers", "")));
-  // The facts the workers see: the templates size their parallel loops from the pool.
   runtime::ThreadPool::Global().SetNumThreads(static_cast<int>(threads));
-  TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(target));
+  // The templates size their parallel loops for the threads the programs run on.
+  facts.cores = static_cast<int>(threads);
 
   out << experiments::BenchMetadata(target, static_cast<int>(threads));
   const char* spin = std::getenv("GOMP_SPINCOUNT");

@@ -12,9 +12,9 @@
 
 #include "cli/command_args.h"
 #include "cli/model_source.h"
+#include "cli/target_flag.h"
 #include "compiler/driver/model_tasks.h"
 #include "compiler/support/status_macros.h"
-#include "experiments/bench_target.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
 #include "search/tuner/progress_line.h"
@@ -139,7 +139,8 @@ absl::StatusOr<Tuning> ReadTuning(const CommandArgs& args) {
 }
 
 // One operator: a Table 2 layer, or --template with --args.
-absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args, const std::string& target) {
+absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args,
+                                              const target::TargetFacts& facts) {
   for (const char* flag : {"batch", "dim", "tasks"}) {
     if (!args.Values(flag).empty()) {
       return absl::InvalidArgumentError(
@@ -158,7 +159,7 @@ absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args, const std
   if (!workload.empty()) {
     if (!json.empty())
       return absl::InvalidArgumentError("--args goes with --template, not --workload");
-    absl::StatusOr<search::Task> task = workloads::LayerTask(workload, target, template_name);
+    absl::StatusOr<search::Task> task = workloads::LayerTask(workload, facts, template_name);
     if (!task.ok())
       return absl::InvalidArgumentError(
           absl::StrCat("--workload ", workload, ": ", task.status().message()));
@@ -172,14 +173,15 @@ absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args, const std
   nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_object())
     return absl::InvalidArgumentError(absl::StrCat("--args: not a JSON object: ", json));
-  search::Task task{.template_name = template_name, .args = parsed, .target = target};
-  TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(target));
+  search::Task task{.template_name = template_name, .args = parsed, .target = facts.target};
   TESSEL_RETURN_IF_ERROR(search::Space(task, facts).status());
   return task;
 }
 
-absl::Status TuneOperator(const CommandArgs& args, const std::string& target, std::ostream& out) {
-  TESSEL_ASSIGN_OR_RETURN(search::Task task, ReadOperatorTask(args, target));
+absl::Status TuneOperator(const CommandArgs& args, const target::Target& target,
+                          std::ostream& out) {
+  TESSEL_ASSIGN_OR_RETURN(const target::TargetFacts facts, target::DescribeTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(search::Task task, ReadOperatorTask(args, facts));
   TESSEL_ASSIGN_OR_RETURN(Tuning tuning, ReadTuning(args));
   const search::TunerOptions& options = tuning.options;
   TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(tuning.measure));
@@ -245,7 +247,7 @@ absl::StatusOr<std::string> ModelName(const CommandArgs& args) {
   return absl::StrCat(workload, " (batch ", batch, ")");
 }
 
-absl::Status TuneModel(const CommandArgs& args, const std::string& target, std::ostream& out) {
+absl::Status TuneModel(const CommandArgs& args, const target::Target& target, std::ostream& out) {
   for (const char* flag : {"template", "args"}) {
     if (!args.Values(flag).empty()) {
       return absl::InvalidArgumentError(
@@ -267,8 +269,8 @@ absl::Status TuneModel(const CommandArgs& args, const std::string& target, std::
   TESSEL_ASSIGN_OR_RETURN(std::vector<size_t> chosen, ReadTaskIndices(args, tasks.size()));
 
   if (args.Switch("list-tasks")) {
-    TESSEL_ASSIGN_OR_RETURN(const ops::TargetFacts facts, ops::DescribeTarget(target));
-    out << absl::StrFormat("%d tasks of %s for %s%s\n", tasks.size(), name, target,
+    TESSEL_ASSIGN_OR_RETURN(const target::TargetFacts facts, target::DescribeTarget(target));
+    out << absl::StrFormat("%d tasks of %s for %s%s\n", tasks.size(), name, target.ToString(),
                            compile.optimize_graph ? "" : " (graph not optimized)");
     for (size_t i : chosen) {
       const driver::ModelTask& t = tasks[i];
@@ -296,7 +298,7 @@ absl::Status TuneModel(const CommandArgs& args, const std::string& target, std::
   out << absl::StrFormat("tuning %s of %s for %s, %d trials each, into %s\n",
                          subset ? absl::StrFormat("%d of the %d tasks", list.size(), tasks.size())
                                 : absl::StrFormat("the %d tasks", tasks.size()),
-                         name, target, options.tuner.trials, options.tuner.log_path);
+                         name, target.ToString(), options.tuner.trials, options.tuner.log_path);
   TESSEL_RETURN_IF_ERROR(search::TuneTasks(list, labels, options, measurer, &out).status());
   out << "`tessel compile` with --log " << options.tuner.log_path
       << " uses each task's best config\n";
@@ -318,7 +320,7 @@ absl::Status TuneCommand(std::span<const std::string> arg_words, std::ostream& o
   // which is also how `tessel compile` resolves the target, so the tasks' keys are the ones it
   // looks up.
   TESSEL_ASSIGN_OR_RETURN(const std::string target_flag, args.Value("target", "llvm"));
-  absl::StatusOr<std::string> target = experiments::HostBenchTarget(target_flag);
+  absl::StatusOr<target::Target> target = HostTargetFlag(target_flag);
   if (!target.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--target: ", target.status().message()));
   }

@@ -56,7 +56,7 @@ TEST(LogCommandTest, SummaryAndBestReadALog) {
   ASSERT_TRUE(writer.ok()) << writer.status();
   search::Task task{.template_name = "dense_pack.x86",
                     .args = {{"m", 16}, {"n", 32}, {"k", 64}},
-                    .target = "llvm"};
+                    .target = target::Target::Llvm()};
   std::vector<search::Record> records(3);
   for (int i = 0; i < 3; ++i) {
     records[i].task = task;
@@ -107,7 +107,7 @@ TEST(BenchOpsLogTest, TunedConfigsComeFromTheLog) {
   search::Record record;
   record.task = {.template_name = "conv2d_nchwc.x86",
                  .args = workloads::Conv2dArgs(*workloads::FindLayer("C11")),
-                 .target = target};
+                 .target = *target::Target::Parse(target)};
   record.config = {{"knobs",
                     {{"tile_ic", {32, 8}}, {"tile_oc", {32, 16}}, {"tile_ow", {1, 7}},
                      {"tile_oh", {7, 1}}, {"unroll_kw", 0}, {"pad_at_tile", 0},

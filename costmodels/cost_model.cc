@@ -25,7 +25,7 @@ struct TaskInfo {
   double flops = 0;
 };
 
-absl::StatusOr<TaskInfo> DescribeTask(const search::Task& task, const ops::TargetFacts& facts) {
+absl::StatusOr<TaskInfo> DescribeTask(const search::Task& task, const target::TargetFacts& facts) {
   TaskInfo info;
   absl::StatusOr<const ops::Template*> t = ops::FindTemplate(task.template_name);
   if (!t.ok()) return info;  // a log of another build: not ours to read
@@ -50,7 +50,7 @@ absl::Status CostModel::FitTransfer(const std::vector<Sample>& /*samples*/) {
 }
 
 absl::StatusOr<std::vector<Sample>> SamplesFromRecords(const std::vector<search::Record>& records,
-                                                       const ops::TargetFacts& facts) {
+                                                       const target::TargetFacts& facts) {
   std::map<std::string, TaskInfo> tasks;
   std::vector<Sample> samples;
   for (const search::Record& record : records) {

@@ -32,7 +32,7 @@ struct Sample {
 // does not register (a log of another build) and records whose config no longer fits the space.
 // A registered template that rejects a task's args is an error naming the task.
 absl::StatusOr<std::vector<Sample>> SamplesFromRecords(const std::vector<search::Record>& records,
-                                                       const ops::TargetFacts& facts);
+                                                       const target::TargetFacts& facts);
 
 struct CostModelOptions {
   uint64_t seed = 0;  // same seed, same data: same predictions

@@ -74,15 +74,15 @@ TEST(CostModelTest, DefaultFitTransferIsUnimplementedNamingTheModel) {
 
 constexpr int64_t kM = 16, kN = 32, kK = 64;
 
-ops::TargetFacts Facts() {
-  ops::TargetFacts facts;
-  facts.target = "llvm";
+target::TargetFacts Facts() {
+  target::TargetFacts facts;
+  facts.target = target::Target::Llvm();
   facts.vector_bits = 512;
   return facts;
 }
 
 search::Task DenseTask() {
-  return search::Task{"dense_pack.x86", {{"m", kM}, {"n", kN}, {"k", kK}}, "llvm"};
+  return search::Task{"dense_pack.x86", {{"m", kM}, {"n", kN}, {"k", kK}}, target::Target::Llvm()};
 }
 
 search::Record MeasuredRecord(const search::Task& task, int64_t index, std::vector<double> costs) {

@@ -40,14 +40,14 @@ absl::Status CheckOptions(const CompareOptions& o, const std::vector<ModelVarian
 
 // The timing worker's request for a variant.
 nlohmann::json VariantRequest(const std::string& network, const ModelVariant& variant,
-                              const std::string& target, const CompareOptions& o) {
+                              const target::Target& target, const CompareOptions& o) {
   nlohmann::json r = {{"kind", "network"},
                       {"network", network},
                       {"batch", o.batch},
                       {"threads", o.threads},
                       {"side", variant.libtorch ? "libtorch" : "tessel"}};
   if (!variant.libtorch) {
-    r["target"] = target;
+    r["target"] = target.ToString();
     r["logs"] = o.logs;
     r["compile"] = {{"optimize_graph", variant.compile.optimize_graph},
                     {"fuse", variant.compile.fuse},

@@ -10,6 +10,7 @@
 #include "compiler/driver/compile_model.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/runtime/ndarray.h"
+#include "compiler/target/target.h"
 
 // Whole networks run several ways and timed against each other: the measuring core of `tessel
 // bench model` (cli/model_bench.h) and of `kind: models` experiments (models_runner.h).
@@ -41,12 +42,12 @@ struct ModelVariant {
 };
 
 struct CompareOptions {
-  std::string target = "llvm";  // Tessel's (target::ResolveCompileTarget: an llvm target here)
-  int threads = 1;              // >= 1
-  int64_t batch = 1;            // >= 1
-  int repeat = 7;               // >= 1 (commands and configs ask for >= 5)
-  int warmup = 3;               // >= 0
-  double min_repeat_ms = 0;     // >= 0; 0: one run per repeat
+  target::Target target = target::Target::Llvm();  // Tessel's (target::ResolveCompileTarget)
+  int threads = 1;                                 // >= 1
+  int64_t batch = 1;                               // >= 1
+  int repeat = 7;                                  // >= 1 (commands and configs ask for >= 5)
+  int warmup = 3;                                  // >= 0
+  double min_repeat_ms = 0;                        // >= 0; 0: one run per repeat
   // Tuning logs with configs for Tessel's kernels; none: every kernel its template's fallback.
   std::vector<std::string> logs;
   // Whole networks: float32 sums over thousands of terms in another order (and Winograd's
@@ -74,7 +75,7 @@ struct VariantTiming {
 
 struct ModelComparison {
   std::string network;
-  std::string target;                   // resolved
+  target::Target target;                // resolved
   std::string reference;                // what the outputs were checked against, in words
   std::vector<VariantTiming> variants;  // in the order asked
 };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/ops/op_args.h"
+#include "compiler/target/target.h"
 
 // An experiment: which workloads to tune, with which strategies (cost model x explorer), for how
 // many trials and seeds, measured how, against which baseline. Read from YAML; the schema, its
@@ -54,11 +55,12 @@ struct MeasureSpec {
 };
 
 struct ExperimentConfig {
-  std::string name;             // results go to results/<name>/<cpu>/ by default
-  std::string target = "llvm";  // as written; the runner adds -mcpu=native and FMA contraction
-  int threads = 1;              // threads of the measured programs and of oneDNN
-  int model_threads = 1;        // threads of cost-model training and feature extraction
-  int trials = 0;               // per workload x strategy x seed
+  std::string name;  // results go to results/<name>/<cpu>/ by default
+  // As written (parsed when read); the runner adds -mcpu=native and FMA contraction.
+  target::Target target = target::Target::Llvm();
+  int threads = 1;        // threads of the measured programs and of oneDNN
+  int model_threads = 1;  // threads of cost-model training and feature extraction
+  int trials = 0;         // per workload x strategy x seed
   std::vector<uint64_t> seeds = {0};
   std::vector<WorkloadSpec> workloads;
   // The template of workloads that name none; "" lets the x86 strategy choose for Table 2 layers.

@@ -240,12 +240,15 @@ absl::Status YamlError(const Context& ctx, const YAML::Exception& e) {
 }
 
 absl::Status ReadCommonKeys(const Context& ctx, const YAML::Node& doc, std::string& name,
-                            std::string& target, int& threads) {
+                            target::Target& target, int& threads) {
   TESSEL_ASSIGN_OR_RETURN(YAML::Node n, Require(ctx, doc, "", "name"));
   TESSEL_ASSIGN_OR_RETURN(name, ReadString(ctx, n, "name"));
   TESSEL_RETURN_IF_ERROR(CheckName(ctx, n, "name", name));
   if (YAML::Node t = doc["target"]; t.IsDefined()) {
-    TESSEL_ASSIGN_OR_RETURN(target, ReadString(ctx, t, "target"));
+    TESSEL_ASSIGN_OR_RETURN(const std::string text, ReadString(ctx, t, "target"));
+    absl::StatusOr<target::Target> parsed = target::Target::Parse(text);
+    if (!parsed.ok()) return Fail(ctx, t, "target", std::string(parsed.status().message()));
+    target = *std::move(parsed);
   }
   if (YAML::Node t = doc["threads"]; t.IsDefined()) {
     TESSEL_ASSIGN_OR_RETURN(threads, ReadInt(ctx, t, "threads", 1, 1024));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/target/target.h"
 #include "experiments/config.h"
 
 // The YAML readers both kinds of experiment config share (config.cc: tuning, models_config.cc:
@@ -108,6 +109,6 @@ absl::StatusOr<C> ParseYamlConfig(const std::string& text, const std::string& pa
 // The keys every kind of config has: `name` (required, CheckName), `target` and `threads`
 // (1..1024), each left as it is when absent.
 absl::Status ReadCommonKeys(const Context& ctx, const YAML::Node& doc, std::string& name,
-                            std::string& target, int& threads);
+                            target::Target& target, int& threads);
 
 }  // namespace tessel::experiments::fields

@@ -48,7 +48,7 @@ TEST(ConfigTest, ReadsEveryField) {
   absl::StatusOr<ExperimentConfig> c = Parse(kFull);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->name, "fig12_costmodels");
-  EXPECT_EQ(c->target, "llvm -mcpu=native");
+  EXPECT_EQ(c->target.ToString(), "llvm -mcpu=native");
   EXPECT_EQ(c->threads, 2);
   EXPECT_EQ(c->model_threads, 2);
   EXPECT_EQ(c->trials, 800);
@@ -105,7 +105,7 @@ TEST(ConfigTest, DefaultsApply) {
   absl::StatusOr<ExperimentConfig> c =
       Parse("name: q\ntrials: 10\nworkloads: [C1]\nstrategies: [{name: r, explorer: random}]\n");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->target, "llvm");
+  EXPECT_EQ(c->target.ToString(), "llvm");
   EXPECT_EQ(c->threads, 1);
   EXPECT_EQ(c->seeds, std::vector<uint64_t>{0});
   EXPECT_TRUE(c->baselines.empty());
@@ -199,6 +199,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"early_stopping negative", Base("early_stopping: -1\n"), "early_stopping", 5,
                 "between 0"},
         BadCase{"target a list", Base("target: [llvm]\n"), "target", 5, "expected"},
+        BadCase{"target of no kind", Base("target: rocm\n"), "target", 5, "unknown kind 'rocm'"},
         BadCase{"seeds a scalar", Base("seeds: 3\n"), "seeds", 5, "expected a list"},
         BadCase{"seeds empty", Base("seeds: []\n"), "seeds", 5, "must not be empty"},
         BadCase{"seed negative", Base("seeds: [0, -1]\n"), "seeds[1]", 5, "between 0"},

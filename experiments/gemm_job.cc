@@ -9,8 +9,8 @@
 
 #include "compiler/codegen/build.h"
 #include "compiler/runtime/thread_pool.h"
+#include "compiler/target/host_target.h"
 #include "compiler/target/llvm_target.h"
-#include "compiler/target/target.h"
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::experiments {
@@ -56,9 +56,7 @@ absl::StatusOr<GemmJob> GemmJob::Create(const GemmShape& shape, int threads) {
 }
 
 absl::StatusOr<ops::x86::GemmProgram> GemmJob::HandSchedule() const {
-  absl::StatusOr<target::Target> target = target::Target::Parse(kGemmTarget);
-  if (!target.ok()) return target.status();
-  absl::StatusOr<target::LlvmTarget> t = target::ResolveLlvmTarget(*target);
+  absl::StatusOr<target::LlvmTarget> t = target::ResolveLlvmTarget(target::NativeTarget());
   if (!t.ok()) return t.status();
   return ops::x86::GemmBlocked(shape_.m, shape_.n, shape_.k,
                                ops::x86::DefaultGemmTiling(t->vector_bits));
@@ -69,7 +67,7 @@ absl::StatusOr<runtime::Function> GemmJob::Compile(const ops::x86::GemmProgram& 
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<ir::PrimFunc> lowered = transforms::Lower(program.schedule, program.args, "gemm");
   if (!lowered.ok()) return lowered.status();
-  absl::StatusOr<runtime::Module> module = codegen::Build({*lowered}, kGemmTarget);
+  absl::StatusOr<runtime::Module> module = codegen::Build({*lowered}, target::NativeTarget());
   if (!module.ok()) return module.status();
   absl::StatusOr<runtime::Function> f = module->GetFunction("gemm");
   if (compile_seconds != nullptr) {

@@ -19,9 +19,6 @@ struct GemmShape {
   double Gflop() const { return 2.0 * m * n * k / 1e9; }
 };
 
-// The target GEMM jobs compile for: this host's CPU, with a*b+c fused into FMAs.
-inline constexpr char kGemmTarget[] = "llvm -mcpu=native -fast-math-contract";
-
 // Ok for positive sizes and 1 to 1024 threads; otherwise an error naming the bad one.
 absl::Status CheckGemmJob(const GemmShape& shape, int64_t threads);
 

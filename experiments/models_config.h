@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/target/target.h"
 #include "experiments/config.h"
 
 // An experiment that compares compiled models (`kind: models`): networks of workloads/networks,
@@ -50,7 +51,8 @@ struct ModelsTuningSpec {
 
 struct ModelsConfig {
   std::string name;             // results go to results/<name>/<cpu>/ by default
-  std::string target = "llvm";  // as written; the runner adds -mcpu=native and FMA contraction
+  // As written (parsed when read); the runner adds -mcpu=native and FMA contraction.
+  target::Target target = target::Target::Llvm();
   int threads = 1;              // Tessel's and libtorch's, also of the tuning measurements
   int64_t batch = 1;
   int repeat = 7;                 // timed rounds, >= 5

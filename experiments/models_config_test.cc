@@ -59,7 +59,7 @@ TEST(ModelsConfigTest, ReadsEveryField) {
   absl::StatusOr<ModelsConfig> c = Parse(kFull);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->name, "e2e");
-  EXPECT_EQ(c->target, "llvm -mcpu=native");
+  EXPECT_EQ(c->target.ToString(), "llvm -mcpu=native");
   EXPECT_EQ(c->threads, 2);
   EXPECT_EQ(c->batch, 4);
   EXPECT_EQ(c->repeat, 9);
@@ -105,7 +105,7 @@ TEST(ModelsConfigTest, DefaultsApply) {
   absl::StatusOr<ModelsConfig> c =
       Parse("kind: models\nname: q\nnetworks: [rnn_cell]\nvariants: [{name: t}]\n");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->target, "llvm");
+  EXPECT_EQ(c->target.ToString(), "llvm");
   EXPECT_EQ(c->threads, 1);
   EXPECT_EQ(c->batch, 1);
   EXPECT_EQ(c->repeat, 7);
@@ -264,6 +264,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown chart", With("chart: pie\n"), "chart", 5,
                 "unknown chart 'pie'; known: ms, speedup"},
         BadCase{"target a list", With("target: [llvm]\n"), "target", 5, "expected"},
+        BadCase{"target of no kind", With("target: rocm\n"), "target", 5, "unknown kind 'rocm'"},
         BadCase{"tolerance a number", With("tolerance: 0.1\n"), "tolerance", 5, "expected a map"},
         BadCase{"unknown tolerance key", With("tolerance: {eps: 1}\n"), "tolerance.eps", 5,
                 "unknown key"},

@@ -12,10 +12,11 @@
 #include <optional>
 
 #include "compiler/driver/model_tasks.h"
-#include "compiler/ops/target_facts.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/host_target.h"
+#include "compiler/target/target_facts.h"
 #include "experiments/atomic_file.h"
 #include "experiments/bench_target.h"
 #include "experiments/build_info.h"
@@ -76,7 +77,7 @@ class ModelsExperiment {
   const ModelsConfig& config_;
   const RunnerOptions& options_;
   std::ostream note_;  // the progress stream, or nothing
-  std::string target_;
+  target::Target target_;
   std::string worker_path_;
   std::map<bool, search::Measurer> measurers_;  // by IsWinograd
   bool strategy_checked_ = false;
@@ -85,13 +86,12 @@ class ModelsExperiment {
 };
 
 absl::Status ModelsExperiment::Prepare() {
-  absl::StatusOr<std::string> target = experiments::HostBenchTarget(config_.target);
+  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(config_.target);
   if (!target.ok()) {
     return fields::ConfigError(config_.source_path, 0, "target",
                                std::string(target.status().message()));
   }
   target_ = *target;
-  // Before any task or kernel is made: templates size their parallel loops from the pool.
   runtime::ThreadPool::Global().SetNumThreads(config_.threads);
   outcome_.out_dir =
       options_.out_dir.empty() ? DefaultResultsDir(config_.name, target_) : options_.out_dir;
@@ -112,8 +112,10 @@ absl::StatusOr<std::vector<driver::ModelTask>> ModelsExperiment::TasksOf(
   absl::flat_hash_set<std::string> seen;
   for (const VariantSpec& v : config_.variants) {
     if (v.libtorch) continue;
+    driver::CompileOptions compile = CompileOptionsOf(v);
+    compile.run_threads = config_.threads;  // as the timing workers compile it
     TESSEL_ASSIGN_OR_RETURN(std::vector<driver::ModelTask> of_variant,
-                            driver::ExtractTasks(g, target_, CompileOptionsOf(v)));
+                            driver::ExtractTasks(g, target_, compile));
     for (driver::ModelTask& t : of_variant) {
       if (seen.insert(t.task.Key()).second) tasks.push_back(std::move(t));
     }
@@ -125,7 +127,8 @@ absl::StatusOr<std::vector<driver::ModelTask>> ModelsExperiment::TasksOf(
 // first task before anything is measured.
 absl::Status ModelsExperiment::CheckTuningStrategy(const search::Task& first) {
   const ModelsTuningSpec& t = *config_.tuning;
-  TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(first.target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(first.target));
+  facts.cores = config_.threads;
   TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, search::Space(first, facts));
   absl::StatusOr<std::unique_ptr<search::Explorer>> explorer =
       search::MakeExplorer(t.explorer, space, {.seed = 0, .params = t.explorer_params});

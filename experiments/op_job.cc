@@ -9,7 +9,7 @@
 namespace tessel::experiments {
 
 absl::StatusOr<OpJob> OpJob::Create(const ops::Template& t, const ops::OpArgs& args,
-                                    const ops::TargetFacts& facts, uint32_t seed,
+                                    const target::TargetFacts& facts, uint32_t seed,
                                     const search::Config* config) {
   OpJob job;
   const auto start = std::chrono::steady_clock::now();

@@ -19,7 +19,7 @@ class OpJob {
  public:
   // Instantiates config (the template's fallback when null) and compiles it for facts.target.
   static absl::StatusOr<OpJob> Create(const ops::Template& t, const ops::OpArgs& args,
-                                      const ops::TargetFacts& facts, uint32_t seed,
+                                      const target::TargetFacts& facts, uint32_t seed,
                                       const search::Config* config = nullptr);
 
   // One call of the compiled program (arguments were checked by Create's first call).

@@ -16,6 +16,7 @@
 #include "compiler/ops/template.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/host_target.h"
 #include "experiments/atomic_file.h"
 #include "experiments/bench_target.h"
 #include "experiments/build_info.h"
@@ -50,8 +51,7 @@ struct Workload {
 
 // The task of each workload, checked against its template on this target.
 absl::StatusOr<std::vector<Workload>> ResolveWorkloads(const ExperimentConfig& config,
-                                                       const std::string& target,
-                                                       const ops::TargetFacts& facts) {
+                                                       const target::TargetFacts& facts) {
   std::vector<Workload> resolved;
   for (size_t i = 0; i < config.workloads.size(); ++i) {
     const WorkloadSpec& spec = config.workloads[i];
@@ -62,11 +62,11 @@ absl::StatusOr<std::vector<Workload>> ResolveWorkloads(const ExperimentConfig& c
         spec.template_name.empty() ? config.template_name : spec.template_name;
     absl::Status checked;
     if (spec.table2) {
-      absl::StatusOr<search::Task> task = workloads::LayerTask(spec.name, target, template_name);
+      absl::StatusOr<search::Task> task = workloads::LayerTask(spec.name, facts, template_name);
       checked = task.status();
       if (task.ok()) w.task = *std::move(task);
     } else {
-      w.task = search::Task{template_name, spec.args, target};
+      w.task = search::Task{template_name, spec.args, facts.target};
       checked = search::Space(w.task, facts).status();
     }
     if (!checked.ok()) return ConfigError(config, spec.line, key, std::string(checked.message()));
@@ -93,7 +93,7 @@ absl::StatusOr<std::vector<Workload>> ResolveWorkloads(const ExperimentConfig& c
 // Each strategy's explorer takes its parameters and fits its cost model (or lack of one), checked
 // before anything is measured.
 absl::Status CheckStrategies(const ExperimentConfig& config, const Workload& first,
-                             const ops::TargetFacts& facts) {
+                             const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, search::Space(first.task, facts));
   for (size_t i = 0; i < config.strategies.size(); ++i) {
     const StrategySpec& s = config.strategies[i];
@@ -137,7 +137,7 @@ absl::Status MeasureBaselines(const ExperimentConfig& config, const std::string&
   const std::string path = absl::StrCat(out_dir, "/baseline.json");
   TESSEL_ASSIGN_OR_RETURN(nlohmann::json recorded, ReadJsonFile(path));
   for (Workload& w : workloads) {
-    const nlohmann::json key = BaselineKey(w.task.args, config.threads, w.task.target);
+    const nlohmann::json key = BaselineKey(w.task.args, config.threads, w.task.target.ToString());
     w.baseline = FindRecordedBaseline(recorded, w.spec->name, key);
     if (w.baseline) {
       note << absl::StrFormat("oneDNN %s: %.4f ms (%s, measured %s, from baseline.json)\n",
@@ -242,8 +242,8 @@ class Experiment {
   const ExperimentConfig& config_;
   const RunnerOptions& options_;
   std::ostream note_;  // the progress stream, or nothing
-  std::string target_;
-  ops::TargetFacts facts_;
+  target::Target target_;
+  target::TargetFacts facts_;
   std::vector<Workload> workloads_;
   ReportInput report_;
   std::map<std::string, search::Measurer> measurers_;
@@ -252,14 +252,15 @@ class Experiment {
 };
 
 absl::Status Experiment::Prepare() {
-  absl::StatusOr<std::string> target = experiments::HostBenchTarget(config_.target);
+  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(config_.target);
   if (!target.ok())
     return ConfigError(config_, 0, "target", std::string(target.status().message()));
   target_ = *target;
-  // Templates size their parallel loops from the facts' cores: the programs' thread count.
   runtime::ThreadPool::Global().SetNumThreads(config_.threads);
-  TESSEL_ASSIGN_OR_RETURN(facts_, ops::DescribeTarget(target_));
-  TESSEL_ASSIGN_OR_RETURN(workloads_, ResolveWorkloads(config_, target_, facts_));
+  TESSEL_ASSIGN_OR_RETURN(facts_, target::DescribeTarget(target_));
+  // Templates size their parallel loops from the facts' cores: the programs' thread count.
+  facts_.cores = config_.threads;
+  TESSEL_ASSIGN_OR_RETURN(workloads_, ResolveWorkloads(config_, facts_));
   TESSEL_RETURN_IF_ERROR(CheckStrategies(config_, workloads_.front(), facts_));
 
   outcome_.out_dir =

@@ -35,6 +35,12 @@ absl::StatusOr<std::string> StringField(const nlohmann::json& r, const std::stri
   return r[field].get<std::string>();
 }
 
+// The request's "target" (written by the process that starts this worker), parsed.
+absl::StatusOr<target::Target> TargetField(const nlohmann::json& r) {
+  TESSEL_ASSIGN_OR_RETURN(const std::string text, StringField(r, "target"));
+  return target::Target::Parse(text);
+}
+
 absl::StatusOr<int64_t> IntField(const nlohmann::json& r, const std::string& field,
                                  int64_t minimum) {
   if (!r.contains(field) || !r[field].is_number_integer() || r[field].get<int64_t>() < minimum) {
@@ -60,7 +66,7 @@ absl::StatusOr<TimedSide> NetworkSide(const nlohmann::json& r, const std::string
                                       int threads) {
   TESSEL_ASSIGN_OR_RETURN(const std::string network, StringField(r, "network"));
   TESSEL_ASSIGN_OR_RETURN(const int64_t batch, IntField(r, "batch", 1));
-  // Before compiling: the templates size their parallel loops from the pool (TargetFacts).
+  // Before compiling: the templates size their parallel loops from the pool (target::TargetFacts).
   runtime::ThreadPool::Global().SetNumThreads(threads);
   TESSEL_ASSIGN_OR_RETURN(graph::Graph g, workloads::networks::BuildNetwork(
                                               network, {.batch = batch, .seed = 0}));
@@ -76,7 +82,7 @@ absl::StatusOr<TimedSide> NetworkSide(const nlohmann::json& r, const std::string
     return out;
   }
   if (side != "tessel") return UnknownSide("network", side);
-  TESSEL_ASSIGN_OR_RETURN(const std::string target, StringField(r, "target"));
+  TESSEL_ASSIGN_OR_RETURN(const target::Target target, TargetField(r));
   auto net = std::make_shared<CompiledNetwork>();
   const nlohmann::json logs = r.value("logs", nlohmann::json::array());
   if (!logs.is_array()) return Missing("logs");
@@ -90,6 +96,7 @@ absl::StatusOr<TimedSide> NetworkSide(const nlohmann::json& r, const std::string
   options.optimize_graph = compile.value("optimize_graph", true);
   options.fuse = compile.value("fuse", true);
   options.alter_layout = compile.value("alter_layout", true);
+  options.run_threads = threads;
   const Clock::time_point start = Clock::now();
   TESSEL_ASSIGN_OR_RETURN(net->model,
                           driver::Compile(g, target, net->log ? &*net->log : nullptr, options));
@@ -143,11 +150,12 @@ absl::StatusOr<TimedSide> Conv2dSide(const nlohmann::json& r, const std::string&
     return out;
   }
   if (side != "tessel") return UnknownSide("conv2d", side);
-  TESSEL_ASSIGN_OR_RETURN(const std::string target, StringField(r, "target"));
+  TESSEL_ASSIGN_OR_RETURN(const target::Target target, TargetField(r));
   TESSEL_ASSIGN_OR_RETURN(const std::string name, StringField(r, "template"));
   TESSEL_ASSIGN_OR_RETURN(const int64_t seed, IntField(r, "seed", 0));
   runtime::ThreadPool::Global().SetNumThreads(threads);
-  TESSEL_ASSIGN_OR_RETURN(const ops::TargetFacts facts, ops::DescribeTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(target));
+  facts.cores = threads;
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(name));
   std::optional<search::Config> config;
   if (r.contains("config") && !r["config"].is_null()) {

@@ -2,23 +2,22 @@
 
 #include <absl/strings/str_cat.h>
 
-#include "compiler/ops/nn/conv2d.h"
-#include "compiler/ops/target_facts.h"
+#include "compiler/ops/strategy.h"
 #include "compiler/ops/template.h"
-#include "compiler/ops/x86/conv2d_strategy.h"
 #include "compiler/support/status_macros.h"
 #include "workloads/table2.h"
 
 namespace tessel::workloads {
 
-absl::StatusOr<search::Task> LayerTask(const std::string& name, const std::string& target,
+absl::StatusOr<search::Task> LayerTask(const std::string& name, const target::TargetFacts& facts,
                                        const std::string& template_name) {
   TESSEL_ASSIGN_OR_RETURN(Layer layer, FindLayer(name));
-  search::Task task{.template_name = template_name, .args = Conv2dArgs(layer), .target = target};
-  TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(target));
+  search::Task task{
+      .template_name = template_name, .args = Conv2dArgs(layer), .target = facts.target};
   if (task.template_name.empty()) {
-    TESSEL_ASSIGN_OR_RETURN(ops::nn::Conv2dAttrs attrs, ops::nn::ReadConv2dAttrs(name, task.args));
-    task.template_name = ops::x86::SelectConv2dTemplate(attrs, facts);
+    TESSEL_ASSIGN_OR_RETURN(const ops::Template* chosen,
+                            ops::SelectTemplate("conv2d", task.args, facts));
+    task.template_name = chosen->name;
   }
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
   if (t->op != "conv2d")

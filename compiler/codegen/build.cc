@@ -56,11 +56,4 @@ absl::StatusOr<runtime::Module> Build(const std::vector<ir::PrimFunc>& funcs,
   return backend(funcs, target, options);
 }
 
-absl::StatusOr<runtime::Module> Build(const std::vector<ir::PrimFunc>& funcs,
-                                      std::string_view target, const BuildOptions& options) {
-  absl::StatusOr<target::Target> parsed = target::Target::Parse(target);
-  if (!parsed.ok()) return parsed.status();
-  return Build(funcs, *parsed, options);
-}
-
 }  // namespace tessel::codegen

@@ -5,7 +5,6 @@
 #include <functional>
 #include <ostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "compiler/ir/stmt.h"
@@ -42,7 +41,5 @@ std::vector<std::string> BackendKinds();
 absl::StatusOr<runtime::Module> Build(const std::vector<ir::PrimFunc>& funcs,
                                       const target::Target& target,
                                       const BuildOptions& options = {});
-absl::StatusOr<runtime::Module> Build(const std::vector<ir::PrimFunc>& funcs,
-                                      std::string_view target, const BuildOptions& options = {});
 
 }  // namespace tessel::codegen

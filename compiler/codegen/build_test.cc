@@ -13,7 +13,7 @@ TEST(BuildTest, TheLlvmBackendIsRegistered) { EXPECT_THAT(BackendKinds(), Contai
 
 // A kind that parses but has no backend here is refused by name, with the kinds that have one.
 TEST(BuildTest, AKindWithoutABackendIsNamed) {
-  absl::StatusOr<runtime::Module> m = Build({}, "cuda -arch=sm_90");
+  absl::StatusOr<runtime::Module> m = Build({}, *target::Target::Parse("cuda -arch=sm_90"));
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(m.status().message()),
@@ -21,10 +21,11 @@ TEST(BuildTest, AKindWithoutABackendIsNamed) {
                         "(backends: llvm)"));
 }
 
-TEST(BuildTest, ABadTargetStringIsNamed) {
-  absl::StatusOr<runtime::Module> m = Build({}, "llvm -mcpu");
+// A target the LLVM backend cannot resolve is refused by name.
+TEST(BuildTest, AnUnknownCpuIsNamed) {
+  absl::StatusOr<runtime::Module> m = Build({}, *target::Target::Parse("llvm -mcpu=nosuchcpu"));
   ASSERT_FALSE(m.ok());
-  EXPECT_THAT(std::string(m.status().message()), HasSubstr("option '-mcpu' needs a value"));
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr("nosuchcpu"));
 }
 
 }  // namespace

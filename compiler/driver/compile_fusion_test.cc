@@ -200,7 +200,8 @@ TEST(CompileFusionTest, IdenticalFusedGroupsShareAKernel) {
   ASSERT_TRUE(search::LogWriter::Open(log_path).ok());
   absl::StatusOr<search::ApplyHistoryBest> log = search::ApplyHistoryBest::FromLogs({log_path});
   ASSERT_TRUE(log.ok()) << log.status();
-  absl::StatusOr<CompiledModel> logged = Compile(t.graph, "llvm", &*log, {.alter_layout = false});
+  absl::StatusOr<CompiledModel> logged =
+      Compile(t.graph, target::Target::Llvm(), &*log, {.alter_layout = false});
   ASSERT_TRUE(logged.ok()) << logged.status();
   ASSERT_EQ(logged->warnings.size(), 1u);
   EXPECT_THAT(logged->warnings[0],
@@ -213,9 +214,9 @@ TEST(CompileFusionTest, ATunedConfigAppliesToAFusedGroup) {
   absl::StatusOr<TestGraph> tiny = testing::TinyGraph();  // conv -> relu -> dense
   ASSERT_TRUE(tiny.ok()) << tiny.status();
   const graph::Graph& g = tiny->graph;
-  absl::StatusOr<std::string> target = target::ResolveCompileTarget("llvm");
+  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(target::Target::Llvm());
   ASSERT_TRUE(target.ok()) << target.status();
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(*target);
   ASSERT_TRUE(facts.ok());
   const graph::Node& conv = g.nodes[0];
   ASSERT_EQ(conv.op, "conv2d");

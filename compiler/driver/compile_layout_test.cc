@@ -96,9 +96,9 @@ TEST(CompileLayoutTest, ATunedConfigsBlocksBecomeTheGraphs) {
   const graph::Node& conv = t.graph.nodes[0];
   absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(t.graph, conv);
   ASSERT_TRUE(args.ok());
-  absl::StatusOr<std::string> target = target::ResolveCompileTarget("llvm");
+  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(target::Target::Llvm());
   ASSERT_TRUE(target.ok());
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(*target);
   ASSERT_TRUE(facts.ok());
   search::Task task{.template_name = "conv2d_nchwc.x86", .args = *args, .target = *target};
   absl::StatusOr<search::ConfigSpace> space = search::Space(task, *facts);

@@ -16,10 +16,10 @@
 #include "compiler/driver/kernel_connection.h"
 #include "compiler/driver/kernel_groups.h"
 #include "compiler/driver/optimize_graph.h"
-#include "compiler/driver/select_template.h"
 #include "compiler/graph/passes/alter_layout.h"
 #include "compiler/graph/passes/fuse_ops.h"
 #include "compiler/graph/passes/plan_memory.h"
+#include "compiler/ops/strategy.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
 #include "compiler/transforms/pipeline.h"
@@ -67,7 +67,7 @@ void ParallelEach(int n, int threads, const std::function<void(int)>& fn) {
 // The job's config (tuned or fallback), program and lowered function; errors and warnings stay
 // in the job.
 void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* log,
-                         const ops::TargetFacts& facts, KernelJob& job) {
+                         const target::TargetFacts& facts, KernelJob& job) {
   const search::Task& task = job.kernel.task;
   const std::string where = absl::StrCat(NodesText(g, job.nodes), " (", job.t->name,
                                          job.tail ? " with a fused tail" : "", ")");
@@ -104,8 +104,8 @@ void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* 
 
 // The steps (one per kernel group, in order: what runs, on which values) and one job per
 // distinct (task, tail), in order of first use; steps[k].kernel is its job.
-absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g, const std::string& target,
-                                                   const ops::TargetFacts& facts,
+absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g,
+                                                   const target::TargetFacts& facts,
                                                    const KernelGroups& groups,
                                                    std::vector<CompiledStep>& steps) {
   std::vector<KernelJob> jobs;
@@ -124,12 +124,12 @@ absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g, const 
       step.outputs = g.nodes[static_cast<size_t>(group.nodes.back())].outputs;
     }
     TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, graph::OpArgsOf(g, node));
-    absl::StatusOr<const ops::Template*> t = SelectTemplate(node.op, args, facts);
+    absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(node.op, args, facts);
     if (!t.ok()) {
       return absl::Status(t.status().code(), absl::StrCat("node '", node.name, "' (", node.op,
                                                           "): ", t.status().message()));
     }
-    search::Task task{.template_name = (*t)->name, .args = std::move(args), .target = target};
+    search::Task task{.template_name = (*t)->name, .args = std::move(args), .target = facts.target};
     const std::string signature = tail ? tail->signature : "";
     auto [it, inserted] =
         by_key.try_emplace(absl::StrCat(task.Key(), "|", signature), static_cast<int>(jobs.size()));
@@ -235,7 +235,7 @@ absl::Status ConnectSteps(const std::vector<KernelJob>& jobs, int threads, Compi
 
 }  // namespace
 
-absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& target,
+absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Target& target,
                                       const search::ApplyHistoryBest* log,
                                       const CompileOptions& options) {
   const Clock::time_point start = Clock::now();
@@ -245,14 +245,14 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
   }
   CompiledModel model;
   TESSEL_RETURN_IF_ERROR(graph::Verify(g));
-  TESSEL_ASSIGN_OR_RETURN(model.target, target::ResolveCompileTarget(target));
-  TESSEL_ASSIGN_OR_RETURN(model.facts, ops::DescribeTarget(model.target));
+  TESSEL_ASSIGN_OR_RETURN(const target::Target resolved, target::ResolveCompileTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(model.facts, target::DescribeTarget(resolved));
+  if (options.run_threads > 0) model.facts.cores = options.run_threads;
   if (options.optimize_graph) {
     TESSEL_ASSIGN_OR_RETURN(model.graph, OptimizeGraph(g));
     if (options.alter_layout) {
-      TESSEL_ASSIGN_OR_RETURN(
-          model.graph, graph::passes::AlterLayout(
-                           model.graph, KernelLayoutChooser(model.target, model.facts, log)));
+      TESSEL_ASSIGN_OR_RETURN(model.graph, graph::passes::AlterLayout(
+                                               model.graph, KernelLayoutChooser(model.facts, log)));
     }
   } else {
     model.graph = g;
@@ -271,7 +271,7 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
     return absl::InternalError(absl::StrCat("memory plan: ", s.message()));
   }
   TESSEL_ASSIGN_OR_RETURN(std::vector<KernelJob> jobs,
-                          PlanKernels(og, model.target, model.facts, groups, model.steps));
+                          PlanKernels(og, model.facts, groups, model.steps));
   model.stats.select = Since(phase);
 
   phase = Clock::now();
@@ -316,7 +316,7 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& 
   model.stats.instantiate = Since(phase);
 
   phase = Clock::now();
-  absl::StatusOr<runtime::Module> module = codegen::Build(funcs, model.target);
+  absl::StatusOr<runtime::Module> module = codegen::Build(funcs, model.facts.target);
   if (!module.ok()) {
     return absl::Status(module.status().code(),
                         absl::StrCat("building the kernels: ", module.status().message()));

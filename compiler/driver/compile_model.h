@@ -22,7 +22,7 @@
 //   3. the memory plan of the values the kernels write (graph/passes/plan_memory.h, on the
 //      kernel groups), always: it is how the executor allocates, not an optimization of the
 //      graph;
-//   4. per group, its template (select_template.h: the master's, or the node's), its arguments
+//   4. per group, its template (ops/strategy.h: the master's, or the node's), its arguments
 //      (graph::OpArgsOf) and the resolved target (compile_target.h) make a search::Task; the
 //      task's config is the log's best when it has one that fits the template's space, else the
 //      template's fallback. A fused group's task is its master's (a tail does not change the
@@ -47,6 +47,9 @@ namespace tessel::driver {
 struct CompileOptions {
   // Threads that instantiate and lower kernels; 0: one per core of this machine.
   int threads = 0;
+  // Threads the compiled model will run on: the templates size their parallel loops for them.
+  // 0: the target's cores (its -num-cores, else this machine's; target_facts.h).
+  int run_threads = 0;
   // false: the graph as given, one kernel per node (the paper's "without graph optimizations",
   // Fig. 14). true: the rewrites of optimize_graph.h, then fusion when `fuse`.
   bool optimize_graph = true;
@@ -64,7 +67,7 @@ struct CompileOptions {
 // Errors: a bad target (naming it), a node no template computes or whose arguments its template
 // rejects (naming the node), a graph pass that fails (naming the node), a kernel that fails to
 // lower or build (naming the node and task), threads < 0.
-absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const std::string& target,
+absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Target& target,
                                       const search::ApplyHistoryBest* log,
                                       const CompileOptions& options = {});
 

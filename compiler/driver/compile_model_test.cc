@@ -28,7 +28,7 @@ constexpr CompileOptions kAsGiven{.optimize_graph = false};
 CompiledModel ExpectMatchesReference(const testing::TestGraph& t,
                                      const ops::Tolerance& tolerance = {},
                                      const CompileOptions& options = kAsGiven) {
-  absl::StatusOr<CompiledModel> model = Compile(t.graph, "llvm", nullptr, options);
+  absl::StatusOr<CompiledModel> model = Compile(t.graph, target::Target::Llvm(), nullptr, options);
   EXPECT_TRUE(model.ok()) << model.status();
   if (!model.ok()) return {};
   absl::StatusOr<runtime::GraphExecutor> exec = MakeExecutor(*model);
@@ -175,9 +175,9 @@ TEST(CompileModelTest, BitserialOperatorsMatchLibtorch) {
 TEST(CompileModelTest, UsesTheTunedConfigAndWarnsOncePerUntunedTask) {
   absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
   ASSERT_TRUE(t.ok()) << t.status();
-  absl::StatusOr<std::string> target = target::ResolveCompileTarget("llvm");
+  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(target::Target::Llvm());
   ASSERT_TRUE(target.ok()) << target.status();
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(*target);
   ASSERT_TRUE(facts.ok());
   const graph::Node& fc = t->graph.nodes.back();
   ASSERT_EQ(fc.op, "dense");
@@ -222,12 +222,12 @@ TEST(CompileModelTest, UsesTheTunedConfigAndWarnsOncePerUntunedTask) {
   b.Output(y);
   absl::StatusOr<graph::Graph> pools = b.Finish();
   ASSERT_TRUE(pools.ok()) << pools.status();
-  absl::StatusOr<CompiledModel> twice = Compile(*pools, "llvm", &*log, kAsGiven);
+  absl::StatusOr<CompiledModel> twice = Compile(*pools, target::Target::Llvm(), &*log, kAsGiven);
   ASSERT_TRUE(twice.ok()) << twice.status();
   ASSERT_EQ(twice->warnings.size(), 1u);
   EXPECT_THAT(twice->warnings[0], HasSubstr("no tuned config for node 'pool_a' and 1 more"));
 
-  absl::StatusOr<CompiledModel> m = Compile(t->graph, "llvm", &*log, kAsGiven);
+  absl::StatusOr<CompiledModel> m = Compile(t->graph, target::Target::Llvm(), &*log, kAsGiven);
   ASSERT_TRUE(m.ok()) << m.status();
   const CompiledKernel& k = m->kernels[static_cast<size_t>(m->steps.back().kernel)];
   EXPECT_TRUE(k.tuned);
@@ -251,20 +251,21 @@ TEST(CompileModelTest, UsesTheTunedConfigAndWarnsOncePerUntunedTask) {
 // The target a model compiles for names this CPU; a log tuned on another CPU is not applied, and
 // the warning says which CPU it was tuned for.
 TEST(CompileModelTest, ALogForAnotherCpuIsNotApplied) {
-  absl::StatusOr<std::string> target = target::ResolveCompileTarget("llvm");
+  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(target::Target::Llvm());
   ASSERT_TRUE(target.ok()) << target.status();
-  EXPECT_EQ(target->find("native"), std::string::npos) << *target;
-  EXPECT_NE(target->find("-fast-math-contract"), std::string::npos) << *target;
+  EXPECT_NE(target->Option("mcpu"), "native") << *target;
+  EXPECT_TRUE(target->HasFlag("fast-math-contract")) << *target;
   absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
   ASSERT_TRUE(t.ok()) << t.status();
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(*target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(*target);
   ASSERT_TRUE(facts.ok());
   absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(t->graph, t->graph.nodes.back());
   ASSERT_TRUE(args.ok());
-  const std::string other = target->rfind("llvm -mcpu=haswell ", 0) == 0
+  const std::string other = target->Option("mcpu") == "haswell"
                                 ? "llvm -mcpu=skylake-avx512 -fast-math-contract"
                                 : "llvm -mcpu=haswell -fast-math-contract";
-  search::Task task{.template_name = "dense_pack.x86", .args = *args, .target = other};
+  search::Task task{
+      .template_name = "dense_pack.x86", .args = *args, .target = *target::Target::Parse(other)};
   absl::StatusOr<search::ConfigSpace> space = search::Space(task, *facts);
   ASSERT_TRUE(space.ok()) << space.status();
   const ops::Template* dense = *ops::FindTemplate("dense_pack.x86");
@@ -284,7 +285,7 @@ TEST(CompileModelTest, ALogForAnotherCpuIsNotApplied) {
   }
   absl::StatusOr<search::ApplyHistoryBest> log = search::ApplyHistoryBest::FromLogs({log_path});
   ASSERT_TRUE(log.ok()) << log.status();
-  absl::StatusOr<CompiledModel> m = Compile(t->graph, "llvm", &*log, kAsGiven);
+  absl::StatusOr<CompiledModel> m = Compile(t->graph, target::Target::Llvm(), &*log, kAsGiven);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->NumTuned(), 0);
   bool named = false;
@@ -298,19 +299,19 @@ TEST(CompileModelTest, ALogForAnotherCpuIsNotApplied) {
 TEST(CompileModelTest, BadTargetsAreErrors) {
   absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
   ASSERT_TRUE(t.ok());
-  EXPECT_THAT(std::string(Compile(t->graph, "cuda", nullptr).status().message()),
-              HasSubstr("target 'cuda'"));
-  EXPECT_THAT(
-      std::string(Compile(t->graph, "llvm -mtriple=aarch64-linux-gnu", nullptr).status().message()),
-      HasSubstr("not this machine's architecture"));
-  EXPECT_THAT(std::string(Compile(t->graph, "llvm -mcpu=nosuchcpu", nullptr).status().message()),
-              HasSubstr("nosuchcpu"));
+  auto compile_error = [&](const std::string& text) {
+    return std::string(Compile(t->graph, *target::Target::Parse(text), nullptr).status().message());
+  };
+  EXPECT_THAT(compile_error("cuda"), HasSubstr("target 'cuda'"));
+  EXPECT_THAT(compile_error("llvm -mtriple=aarch64-linux-gnu"),
+              HasSubstr("not this machine's architecture"));
+  EXPECT_THAT(compile_error("llvm -mcpu=nosuchcpu"), HasSubstr("nosuchcpu"));
 }
 
 TEST(CompileModelTest, ExecutorChecksItsInputs) {
   absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
   ASSERT_TRUE(t.ok());
-  absl::StatusOr<CompiledModel> m = Compile(t->graph, "llvm", nullptr);
+  absl::StatusOr<CompiledModel> m = Compile(t->graph, target::Target::Llvm(), nullptr);
   ASSERT_TRUE(m.ok()) << m.status();
   absl::StatusOr<runtime::GraphExecutor> exec = MakeExecutor(*m);
   ASSERT_TRUE(exec.ok()) << exec.status();

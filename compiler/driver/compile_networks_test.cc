@@ -27,10 +27,10 @@ TEST_P(CompileNetworkTest, MatchesLibtorch) {
   absl::StatusOr<std::vector<runtime::NDArray>> inputs =
       workloads::networks::NetworkInputs(name, *g, 1);
   ASSERT_TRUE(inputs.ok()) << inputs.status();
-  const std::string target = tessel::testing::TestTarget();
-  absl::StatusOr<CompiledModel> m = Compile(*g, target, nullptr, {.optimize_graph = optimize});
+  const target::Target on = tessel::testing::TestTarget();
+  absl::StatusOr<CompiledModel> m = Compile(*g, on, nullptr, {.optimize_graph = optimize});
   ASSERT_TRUE(m.ok()) << m.status();
-  std::cout << "target: " << m->target << "\n";
+  std::cout << "target: " << m->facts.target << "\n";
   std::cout << name << (optimize ? " optimized" : " as given") << ": " << m->graph.nodes.size()
             << " nodes, " << m->steps.size() << " steps (" << m->NumFusedSteps() << " fused), "
             << m->kernels.size() << " kernels, memory " << m->memory.peak_bytes << " bytes (naive "
@@ -46,7 +46,7 @@ TEST_P(CompileNetworkTest, MatchesLibtorch) {
     EXPECT_EQ(m->steps.size(), g->nodes.size());
     EXPECT_EQ(m->graph.nodes.size(), g->nodes.size());
   }
-  if (!ops::testing::NotRunHere(target).empty()) return;
+  if (!ops::testing::NotRunHere(on).empty()) return;
   absl::StatusOr<runtime::GraphExecutor> exec = MakeExecutor(*m);
   ASSERT_TRUE(exec.ok()) << exec.status();
   absl::StatusOr<std::vector<runtime::NDArray>> got = exec->Run(*inputs);

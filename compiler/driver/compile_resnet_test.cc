@@ -43,7 +43,8 @@ const Resnet& GetResnet() {
 }
 
 CompiledModel CompileResnet(const CompileOptions& options) {
-  absl::StatusOr<CompiledModel> m = Compile(GetResnet().graph, "llvm", nullptr, options);
+  absl::StatusOr<CompiledModel> m =
+      Compile(GetResnet().graph, target::Target::Llvm(), nullptr, options);
   EXPECT_TRUE(m.ok()) << m.status();
   return m.ok() ? *std::move(m) : CompiledModel{};
 }

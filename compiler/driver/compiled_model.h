@@ -8,11 +8,11 @@
 
 #include "compiler/graph/graph.h"
 #include "compiler/graph/passes/plan_memory.h"
-#include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
 #include "compiler/runtime/graph_executor.h"
 #include "compiler/runtime/module.h"
 #include "compiler/runtime/ndarray.h"
+#include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
 #include "search/task/task.h"
 
@@ -65,9 +65,10 @@ struct CompileStats {
 };
 
 struct CompiledModel {
-  graph::Graph graph;      // as compiled: after the graph optimizations when they ran
-  std::string target;      // resolved (compile_target.h): the tasks' target
-  ops::TargetFacts facts;  // what the templates were instantiated for
+  graph::Graph graph;  // as compiled: after the graph optimizations when they ran
+  // What the templates were instantiated for; facts.target is the resolved target
+  // (target/host_target.h), the tasks' target.
+  target::TargetFacts facts;
   runtime::Module module;
   std::vector<CompiledKernel> kernels;
   std::vector<CompiledStep> steps;  // in the order they run

@@ -13,6 +13,7 @@
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/npy.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/facts_json.h"
 
 namespace tessel::driver {
 namespace {
@@ -53,24 +54,6 @@ absl::StatusOr<runtime::TensorDesc> DescFromJson(const json& j) {
   d.shape = j.at("shape").get<std::vector<int64_t>>();
   TESSEL_ASSIGN_OR_RETURN(d.dtype, runtime::ParseDLType(j.at("dtype").get<std::string>()));
   return d;
-}
-
-json FactsJson(const ops::TargetFacts& f) {
-  return {{"target", f.target},
-          {"vector_bits", f.vector_bits},
-          {"cores", f.cores},
-          {"l1_bytes", f.l1_bytes},
-          {"l2_bytes", f.l2_bytes}};
-}
-
-ops::TargetFacts FactsFromJson(const json& j) {
-  ops::TargetFacts f;
-  f.target = j.at("target").get<std::string>();
-  f.vector_bits = j.at("vector_bits").get<int>();
-  f.cores = j.at("cores").get<int>();
-  f.l1_bytes = j.at("l1_bytes").get<int64_t>();
-  f.l2_bytes = j.at("l2_bytes").get<int64_t>();
-  return f;
 }
 
 json StepJson(const CompiledStep& n) {
@@ -223,11 +206,16 @@ absl::Status WriteFolder(const CompiledModel& m, const fs::path& dir) {
   }
   json steps = json::array();
   for (const CompiledStep& n : m.steps) steps.push_back(StepJson(n));
-  const json model = {{"format", kFormat},       {"version", kVersion},
-                      {"target", m.target},      {"facts", FactsJson(m.facts)},
-                      {"library", kLibraryFile}, {"kernels", kernels},
-                      {"steps", steps},          {"memory", MemoryJson(m.memory)},
-                      {"constants", constants},  {"parameters", parameters},
+  const json model = {{"format", kFormat},
+                      {"version", kVersion},
+                      {"target", m.facts.target.ToString()},
+                      {"facts", target::FactsToJson(m.facts)},
+                      {"library", kLibraryFile},
+                      {"kernels", kernels},
+                      {"steps", steps},
+                      {"memory", MemoryJson(m.memory)},
+                      {"constants", constants},
+                      {"parameters", parameters},
                       {"warnings", m.warnings}};
   TESSEL_RETURN_IF_ERROR(m.module.Save((dir / kLibraryFile).string()));
   TESSEL_RETURN_IF_ERROR(WriteText(dir / kGraphFile, graph::ToJson(m.graph).dump(1)));
@@ -314,10 +302,13 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
       return absl::InvalidArgumentError(
           absl::StrCat(model_path.string(), ": not a ", kFormat, " of version ", kVersion));
     }
-    field = "target";
-    m.target = mj.at("target").get<std::string>();
     field = "facts";
-    m.facts = FactsFromJson(mj.at("facts"));
+    absl::StatusOr<target::TargetFacts> facts = target::FactsFromJson(mj.at("facts"));
+    if (!facts.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(model_path.string(), ": facts: ", facts.status().message()));
+    }
+    m.facts = *std::move(facts);
     field = "warnings";
     m.warnings = mj.at("warnings").get<std::vector<std::string>>();
 

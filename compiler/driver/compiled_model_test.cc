@@ -16,6 +16,7 @@
 #include "compiler/graph/builder.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/runtime/npy.h"
+#include "compiler/target/facts_json.h"
 
 namespace tessel::driver {
 namespace {
@@ -36,7 +37,7 @@ class SavedModelTest : public ::testing::Test {
     absl::StatusOr<testing::TestGraph> t = testing::TinyGraph();
     ASSERT_TRUE(t.ok()) << t.status();
     tiny_ = new testing::TestGraph(*std::move(t));
-    absl::StatusOr<CompiledModel> m = Compile(tiny_->graph, "llvm", nullptr);
+    absl::StatusOr<CompiledModel> m = Compile(tiny_->graph, target::Target::Llvm(), nullptr);
     ASSERT_TRUE(m.ok()) << m.status();
     model_ = new CompiledModel(*std::move(m));
     saved_ = new fs::path(TempDir("saved"));
@@ -76,7 +77,8 @@ TEST_F(SavedModelTest, LoadedModelRunsTheSame) {
   }
   absl::StatusOr<CompiledModel> loaded = CompiledModel::Load(saved_->string());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->target, model_->target);
+  EXPECT_EQ(loaded->facts.target, model_->facts.target);
+  EXPECT_EQ(target::FactsToJson(loaded->facts), target::FactsToJson(model_->facts));
   EXPECT_EQ(loaded->warnings, model_->warnings);
   ASSERT_EQ(loaded->kernels.size(), model_->kernels.size());
   for (size_t k = 0; k < model_->kernels.size(); ++k) {
@@ -96,7 +98,7 @@ TEST_F(SavedModelTest, LoadedModelRunsTheSame) {
 TEST_F(SavedModelTest, ConvolutionModelRoundTrips) {
   absl::StatusOr<testing::TestGraph> t = testing::ConvolutionGraph();
   ASSERT_TRUE(t.ok());
-  absl::StatusOr<CompiledModel> m = Compile(t->graph, "llvm", nullptr);
+  absl::StatusOr<CompiledModel> m = Compile(t->graph, target::Target::Llvm(), nullptr);
   ASSERT_TRUE(m.ok()) << m.status();
   const fs::path dir = TempDir("conv_model");
   ASSERT_TRUE(m->Save(dir.string()).ok());
@@ -141,8 +143,8 @@ testing::TestGraph ResidualBlocks() {
 // An optimized model with fused tails (the residual too) and a memory plan comes back whole.
 TEST_F(SavedModelTest, OptimizedModelRoundTrips) {
   const testing::TestGraph t = ResidualBlocks();
-  absl::StatusOr<CompiledModel> m =
-      Compile(t.graph, "llvm", nullptr, {.strided_tail_inputs = StridedTailInputs::kAlways});
+  absl::StatusOr<CompiledModel> m = Compile(t.graph, target::Target::Llvm(), nullptr,
+                                            {.strided_tail_inputs = StridedTailInputs::kAlways});
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_EQ(m->steps.size(), 6u);  // the layout pass's transforms in and out, and four kernels
   EXPECT_EQ(m->NumFusedSteps(), 4);

@@ -2,12 +2,12 @@
 
 #include <absl/strings/str_cat.h>
 
-#include "compiler/driver/select_template.h"
+#include "compiler/ops/strategy.h"
 
 namespace tessel::driver {
 
 absl::StatusOr<KernelConfig> SelectKernelConfig(const ops::Template& t, const search::Task& task,
-                                                const ops::TargetFacts& facts,
+                                                const target::TargetFacts& facts,
                                                 const search::ApplyHistoryBest* log,
                                                 const std::string& where) {
   KernelConfig k;
@@ -35,16 +35,15 @@ bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space) {
          space.size() > 1;
 }
 
-graph::passes::LayoutChooser KernelLayoutChooser(const std::string& target,
-                                                 const ops::TargetFacts& facts,
+graph::passes::LayoutChooser KernelLayoutChooser(const target::TargetFacts& facts,
                                                  const search::ApplyHistoryBest* log) {
-  return [target, facts, log](const graph::Graph& g,
+  return [facts, log](const graph::Graph& g,
                                const graph::Node& node) -> std::optional<graph::NodeLayout> {
     absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(g, node);
     if (!args.ok()) return std::nullopt;
-    absl::StatusOr<const ops::Template*> t = SelectTemplate(node.op, *args, facts);
+    absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(node.op, *args, facts);
     if (!t.ok() || !(*t)->channel_blocks) return std::nullopt;
-    const search::Task task{.template_name = (*t)->name, .args = *args, .target = target};
+    const search::Task task{.template_name = (*t)->name, .args = *args, .target = facts.target};
     absl::StatusOr<KernelConfig> k = SelectKernelConfig(**t, task, facts, log, "");
     if (!k.ok()) return std::nullopt;
     const ops::ChannelBlocks blocks = (*t)->channel_blocks(k->config, *args, facts);

@@ -6,8 +6,8 @@
 
 #include "compiler/graph/op_registry.h"
 #include "compiler/graph/passes/alter_layout.h"
-#include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
+#include "compiler/target/target_facts.h"
 #include "search/records/apply_history_best.h"
 #include "search/task/task.h"
 
@@ -25,7 +25,7 @@ struct KernelConfig {
 
 // `where` names the kernel in the warning. Errors: arguments the template rejects.
 absl::StatusOr<KernelConfig> SelectKernelConfig(const ops::Template& t, const search::Task& task,
-                                                const ops::TargetFacts& facts,
+                                                const target::TargetFacts& facts,
                                                 const search::ApplyHistoryBest* log,
                                                 const std::string& where);
 
@@ -39,8 +39,7 @@ bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space);
 // channel blocks of its template's config for its task (Template::channel_blocks), so a tuned
 // config's blocks become the graph's. Nodes whose template does not compute in blocks, or whose
 // arguments it rejects (Compile reports those later), stay NCHW.
-graph::passes::LayoutChooser KernelLayoutChooser(const std::string& target,
-                                                 const ops::TargetFacts& facts,
+graph::passes::LayoutChooser KernelLayoutChooser(const target::TargetFacts& facts,
                                                  const search::ApplyHistoryBest* log);
 
 }  // namespace tessel::driver

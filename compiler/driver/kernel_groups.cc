@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "compiler/driver/select_template.h"
 #include "compiler/graph/op_registry.h"
+#include "compiler/ops/strategy.h"
 #include "compiler/support/status_macros.h"
 
 namespace tessel::driver {
@@ -83,10 +83,10 @@ TailRules TailRulesFor(const std::string& template_name) {
 
 absl::StatusOr<FusedTail> RebuildTail(const graph::Graph& g, int master,
                                       const std::vector<int>& nodes,
-                                      const ops::TargetFacts& facts) {
+                                      const target::TargetFacts& facts) {
   const graph::Node& m = g.nodes.at(static_cast<size_t>(master));
   TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, graph::OpArgsOf(g, m));
-  TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, SelectTemplate(m.op, args, facts));
+  TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::SelectTemplate(m.op, args, facts));
   if (!t->instantiate_with_tail) {
     return absl::FailedPreconditionError(absl::StrCat(t->name, " takes no tail"));
   }
@@ -94,7 +94,7 @@ absl::StatusOr<FusedTail> RebuildTail(const graph::Graph& g, int master,
 }
 
 absl::StatusOr<KernelGroups> PlanKernelGroups(const graph::Graph& g, const FusionPlan& fusion,
-                                              const ops::TargetFacts& facts,
+                                              const target::TargetFacts& facts,
                                               StridedTailInputs strided) {
   std::vector<bool> is_output(g.values.size(), false);
   for (ValueId id : g.outputs) is_output[static_cast<size_t>(id)] = true;
@@ -114,7 +114,7 @@ absl::StatusOr<KernelGroups> PlanKernelGroups(const graph::Graph& g, const Fusio
     if (nodes.size() > 1 && group.master >= 0) {
       const graph::Node& m = g.nodes[static_cast<size_t>(group.master)];
       TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, graph::OpArgsOf(g, m));
-      absl::StatusOr<const ops::Template*> t = SelectTemplate(m.op, args, facts);
+      absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(m.op, args, facts);
       if (!t.ok()) {
         return absl::Status(t.status().code(), absl::StrCat("node '", m.name, "' (", m.op,
                                                             "): ", t.status().message()));

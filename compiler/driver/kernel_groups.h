@@ -8,7 +8,7 @@
 #include "compiler/driver/fused_tail.h"
 #include "compiler/graph/graph.h"
 #include "compiler/graph/passes/fuse_ops.h"
-#include "compiler/ops/target_facts.h"
+#include "compiler/target/target_facts.h"
 
 // From a fusion plan (graph/passes/fuse_ops.h) to the kernels Compile builds: a fusion plan
 // whose every group is one kernel, either a single node (its operator's template) or a master
@@ -53,13 +53,14 @@ TailRules TailRulesFor(const std::string& template_name);
 // Errors: a node no template computes (naming it), an internal error when the result is not a
 // fusion plan of g.
 absl::StatusOr<KernelGroups> PlanKernelGroups(
-    const graph::Graph& g, const graph::passes::FusionPlan& fusion, const ops::TargetFacts& facts,
-    StridedTailInputs strided = StridedTailInputs::kByTemplate);
+    const graph::Graph& g, const graph::passes::FusionPlan& fusion,
+    const target::TargetFacts& facts, StridedTailInputs strided = StridedTailInputs::kByTemplate);
 
 // The tail of a group of `nodes` whose master is `master` (the tail KernelGroups holds), rebuilt
 // for a loaded model (whatever rule chose it). Errors: the group is not a tail group (a
 // corrupted model).
 absl::StatusOr<FusedTail> RebuildTail(const graph::Graph& g, int master,
-                                      const std::vector<int>& nodes, const ops::TargetFacts& facts);
+                                      const std::vector<int>& nodes,
+                                      const target::TargetFacts& facts);
 
 }  // namespace tessel::driver

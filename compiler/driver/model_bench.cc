@@ -142,7 +142,9 @@ int BenchNetwork(const std::string& name, const Options& o) {
   std::vector<CompiledModel> models;
   std::vector<runtime::GraphExecutor> execs;
   for (const Variant* v : variants) {
-    absl::StatusOr<CompiledModel> m = Compile(*g, "llvm", nullptr, v->options);
+    CompileOptions options = v->options;
+    options.run_threads = o.threads;
+    absl::StatusOr<CompiledModel> m = Compile(*g, target::Target::Llvm(), nullptr, options);
     if (!m.ok()) return Fail(m.status());
     absl::StatusOr<runtime::GraphExecutor> e = MakeExecutor(*m, {.threads = o.threads});
     if (!e.ok()) return Fail(e.status());

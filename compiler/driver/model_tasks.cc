@@ -5,12 +5,12 @@
 
 #include "compiler/driver/kernel_config.h"
 #include "compiler/driver/optimize_graph.h"
-#include "compiler/driver/select_template.h"
 #include "compiler/graph/op_registry.h"
-#include "compiler/ops/target_facts.h"
+#include "compiler/ops/strategy.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
+#include "compiler/target/target_facts.h"
 
 namespace tessel::driver {
 namespace {
@@ -24,11 +24,12 @@ absl::Status AtNode(const graph::Node& node, const absl::Status& s) {
 }  // namespace
 
 absl::StatusOr<std::vector<ModelTask>> ExtractTasks(const graph::Graph& g,
-                                                    const std::string& target,
+                                                    const target::Target& target,
                                                     const CompileOptions& options) {
   TESSEL_RETURN_IF_ERROR(graph::Verify(g));
-  TESSEL_ASSIGN_OR_RETURN(const std::string resolved, target::ResolveCompileTarget(target));
-  TESSEL_ASSIGN_OR_RETURN(const ops::TargetFacts facts, ops::DescribeTarget(resolved));
+  TESSEL_ASSIGN_OR_RETURN(const target::Target resolved, target::ResolveCompileTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(resolved));
+  if (options.run_threads > 0) facts.cores = options.run_threads;
   graph::Graph optimized;
   if (options.optimize_graph) {
     TESSEL_ASSIGN_OR_RETURN(optimized, OptimizeGraph(g));
@@ -42,7 +43,7 @@ absl::StatusOr<std::vector<ModelTask>> ExtractTasks(const graph::Graph& g,
     if (!def.ok()) return AtNode(node, def.status());
     absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(og, node);
     if (!args.ok()) return AtNode(node, args.status());
-    absl::StatusOr<const ops::Template*> t = SelectTemplate(node.op, *args, facts);
+    absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(node.op, *args, facts);
     if (!t.ok()) return AtNode(node, t.status());
     absl::StatusOr<search::ConfigSpace> space = (*t)->space(*args, facts);
     if (!space.ok()) return AtNode(node, space.status());

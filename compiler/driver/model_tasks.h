@@ -15,7 +15,7 @@
 // search/tuner/tune_tasks.h) before they compile.
 //
 // A task is built exactly as Compile builds a kernel's: the optimized graph (optimize_graph.h,
-// when options.optimize_graph), per node its template (select_template.h), its arguments
+// when options.optimize_graph), per node its template (ops/strategy.h), its arguments
 // (graph::OpArgsOf) and the resolved target (compile_target.h). A fused group's task is its
 // master's, so fusion does not change the tasks and options.fuse is not read.
 namespace tessel::driver {
@@ -36,7 +36,7 @@ struct ModelTask {
 // bad target (naming it), a graph pass that fails, a node no template computes or whose
 // arguments its template rejects (naming the node).
 absl::StatusOr<std::vector<ModelTask>> ExtractTasks(const graph::Graph& g,
-                                                    const std::string& target,
+                                                    const target::Target& target,
                                                     const CompileOptions& options = {});
 
 }  // namespace tessel::driver

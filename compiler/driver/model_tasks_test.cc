@@ -35,7 +35,7 @@ std::string TempLog(const std::string& name) {
 TEST(ModelTasksTest, ResNet18HasTable2sConvolutionsAndItsDenseLayer) {
   absl::StatusOr<graph::Graph> g = workloads::networks::BuildNetwork("resnet18", {});
   ASSERT_TRUE(g.ok()) << g.status();
-  absl::StatusOr<std::vector<ModelTask>> tasks = ExtractTasks(*g, "llvm");
+  absl::StatusOr<std::vector<ModelTask>> tasks = ExtractTasks(*g, target::Target::Llvm());
   ASSERT_TRUE(tasks.ok()) << tasks.status();
   for (const ModelTask& t : *tasks)
     std::cout << t.task.Key() << ": " << t.nodes.size() << " nodes, first " << t.nodes[0] << "\n";
@@ -50,7 +50,7 @@ TEST(ModelTasksTest, ResNet18HasTable2sConvolutionsAndItsDenseLayer) {
   for (const workloads::Layer& layer : workloads::Table2()) {
     if (layer.kind != workloads::LayerKind::kConv) continue;
     absl::StatusOr<search::Task> want =
-        workloads::LayerTask(layer.name, tasks->front().task.target);
+        workloads::LayerTask(layer.name, *target::DescribeTarget(tasks->front().task.target));
     ASSERT_TRUE(want.ok()) << want.status();
     int found = 0;
     for (const ModelTask& t : *tasks) found += t.task == *want;
@@ -140,7 +140,7 @@ search::MeasureFn Synthetic() {
 // with a tuned config. Returns the compiled model.
 CompiledModel TuneAndCompile(const graph::Graph& g, const CompileOptions& options,
                              const std::string& name) {
-  absl::StatusOr<std::vector<ModelTask>> tasks = ExtractTasks(g, "llvm", options);
+  absl::StatusOr<std::vector<ModelTask>> tasks = ExtractTasks(g, target::Target::Llvm(), options);
   EXPECT_TRUE(tasks.ok()) << tasks.status();
   if (!tasks.ok()) return {};
   std::vector<search::Task> list;
@@ -155,7 +155,7 @@ CompiledModel TuneAndCompile(const graph::Graph& g, const CompileOptions& option
   absl::StatusOr<search::ApplyHistoryBest> log =
       search::ApplyHistoryBest::FromLogs({tuning.tuner.log_path});
   EXPECT_TRUE(log.ok()) << log.status();
-  absl::StatusOr<CompiledModel> model = Compile(g, "llvm", &*log, options);
+  absl::StatusOr<CompiledModel> model = Compile(g, target::Target::Llvm(), &*log, options);
   EXPECT_TRUE(model.ok()) << model.status();
   if (!model.ok()) return {};
   std::set<std::string> kernel_keys;
@@ -175,7 +175,7 @@ CompiledModel TuneAndCompile(const graph::Graph& g, const CompileOptions& option
 
 TEST(ModelTasksTest, CompileFindsEveryExtractedTaskInTheLog) {
   const graph::Graph g = TunableGraph();
-  absl::StatusOr<std::vector<ModelTask>> tasks = ExtractTasks(g, "llvm");
+  absl::StatusOr<std::vector<ModelTask>> tasks = ExtractTasks(g, target::Target::Llvm());
   ASSERT_TRUE(tasks.ok()) << tasks.status();
   std::set<std::string> nodes;
   for (const ModelTask& t : *tasks) nodes.insert(t.nodes.begin(), t.nodes.end());
@@ -198,7 +198,8 @@ TEST(ModelTasksTest, UnoptimizedGraphsTasksAreTheUnfusedKernels) {
 TEST(ModelTasksTest, ErrorsAreCompilesNamingTheTarget) {
   absl::StatusOr<testing::TestGraph> tiny = testing::TinyGraph();
   ASSERT_TRUE(tiny.ok()) << tiny.status();
-  absl::StatusOr<std::vector<ModelTask>> tasks = ExtractTasks(tiny->graph, "opencl");
+  absl::StatusOr<std::vector<ModelTask>> tasks =
+      ExtractTasks(tiny->graph, *target::Target::Parse("opencl"));
   ASSERT_FALSE(tasks.ok());
   EXPECT_NE(tasks.status().message().find("opencl"), std::string::npos) << tasks.status();
 }

@@ -10,7 +10,7 @@
 
 #include "compiler/graph/node_layout.h"
 #include "compiler/graph/op_defs.h"
-#include "compiler/ops/template.h"
+#include "compiler/ops/logical_op.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 
@@ -29,8 +29,8 @@ const std::map<std::string, OpDef>& Registry() {
   return *registry;
 }
 
-// Instantiating a template takes about a millisecond; a network repeats the same operator and
-// arguments many times.
+// A network repeats the same operator and arguments many times, and passes infer the types of
+// every node again after each rewrite.
 class TypeCache {
  public:
   std::optional<std::vector<TensorType>> Find(const std::string& key) {
@@ -50,24 +50,6 @@ class TypeCache {
 };
 
 }  // namespace
-
-// conv2d_nchw.x86 for conv2d (it takes any groups), else the operator's only or first template.
-absl::StatusOr<const ops::Template*> ReferenceTemplate(const std::string& op) {
-  if (op == "conv2d") return ops::FindTemplate("conv2d_nchw.x86");
-  for (const ops::Template* t : ops::AllTemplates()) {
-    if (t->op == op) return t;
-  }
-  return absl::NotFoundError(absl::StrCat("no template computes operator '", op, "'"));
-}
-
-const ops::TargetFacts& HostFacts() {
-  static const auto* const facts = [] {
-    absl::StatusOr<ops::TargetFacts> f = ops::DescribeTarget("llvm");
-    TESSEL_CHECK(f.ok()) << f.status().message();
-    return new ops::TargetFacts(*f);
-  }();
-  return *facts;
-}
 
 const char* OpPatternName(OpPattern p) {
   switch (p) {
@@ -145,28 +127,25 @@ absl::StatusOr<std::vector<TensorType>> InferLogicalTypes(const OpDef& op,
   for (const TensorType& t : inputs) absl::StrAppend(&key, "|", t.ToString());
   if (std::optional<std::vector<TensorType>> hit = cache->Find(key)) return *hit;
 
-  TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ReferenceTemplate(op.name));
-  absl::StatusOr<ops::Instantiated> inst = ops::InstantiateFallback(*t, args, HostFacts());
-  if (!inst.ok()) return inst.status();
-  const ops::OpProgram& p = inst->program;
-  // The program's logical inputs must be what the node is given.
-  if (p.logical_inputs.size() != inputs.size()) {
+  TESSEL_ASSIGN_OR_RETURN(ops::LogicalSignature sig, ops::LogicalSignatureOf(op.name, args));
+  // The operator's logical inputs must be what the node is given.
+  if (sig.inputs.size() != inputs.size()) {
     return absl::InvalidArgumentError(absl::StrCat(op.name, " with these arguments takes ",
-                                                   p.logical_inputs.size(), " inputs, got ",
+                                                   sig.inputs.size(), " inputs, got ",
                                                    inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    TensorType want{p.logical_inputs[i].shape, p.logical_inputs[i].dtype};
+    TensorType want{sig.inputs[i].shape, sig.inputs[i].dtype};
     if (want != inputs[i]) {
       return absl::InvalidArgumentError(
-          absl::StrCat(op.name, ": input ", i, " ('", p.logical_inputs[i].name, "') must be ",
+          absl::StrCat(op.name, ": input ", i, " ('", sig.inputs[i].name, "') must be ",
                        want.ToString(), ", got ", inputs[i].ToString()));
     }
   }
   std::vector<TensorType> outputs;
-  for (const ops::TensorSpec& s : p.logical_outputs) outputs.push_back({s.shape, s.dtype});
+  for (const ops::TensorSpec& s : sig.outputs) outputs.push_back({s.shape, s.dtype});
   TESSEL_CHECK(static_cast<int>(outputs.size()) == op.num_outputs)
-      << op.name << " declares " << op.num_outputs << " outputs, its template gives "
+      << op.name << " declares " << op.num_outputs << " outputs, its logical signature gives "
       << outputs.size();
   cache->Put(key, outputs);
   return outputs;

@@ -9,19 +9,16 @@
 
 #include "compiler/graph/tensor_type.h"
 
-namespace tessel::ops {
-struct Template;
-struct TargetFacts;
-}  // namespace tessel::ops
-
 // Graph operators: for each logical operator of compiler/ops/OPERATORS.md, how a node's input
 // types and attributes become the operator-library arguments, how its output types follow, and
 // its fusion pattern.
 //
-// Output types come from the operator library itself: the arguments are checked by the
-// operator's reference template and its untuned program's logical outputs are the node's types
-// (so the graph can never disagree with the kernels that run it, and argument errors are the
-// library's, naming the key).
+// Output types come from the operator library itself, independent of any target: the operator's
+// logical signature (compiler/ops/logical_op.h, from its target-independent compute) checks the
+// arguments and gives the logical inputs and outputs. Every template's program takes and gives
+// those same logical tensors (compiler/ops/x86/logical_op_test.cc checks the x86 ones), so the
+// graph agrees with the kernels that run it, and argument errors are the library's, naming the
+// operator and the key.
 namespace tessel::graph {
 
 // How an operator combines with its neighbours in operator fusion (the paper's four kinds; TVM's
@@ -60,11 +57,5 @@ std::vector<std::string> OpDefNames();
 absl::StatusOr<std::vector<TensorType>> InferTypes(const OpDef& op,
                                                    const std::vector<TensorType>& inputs,
                                                    const nlohmann::json& attrs);
-
-// The operator-library template whose untuned (fallback) program defines an operator's output
-// types, and the host facts InferTypes instantiates it with. Constant folding runs that same
-// program, so a folded value is what the graph's own kernels compute.
-absl::StatusOr<const ops::Template*> ReferenceTemplate(const std::string& op);
-const ops::TargetFacts& HostFacts();
 
 }  // namespace tessel::graph

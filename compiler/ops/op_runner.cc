@@ -26,7 +26,7 @@ void FillIntegers(runtime::NDArray& x, std::mt19937& rng, int64_t low, int64_t h
 }  // namespace
 
 absl::StatusOr<runtime::Function> CompileProgram(const OpProgram& program, const std::string& name,
-                                                 const std::string& target) {
+                                                 const target::Target& target) {
   TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func,
                           transforms::Lower(program.schedule, program.args, name));
   TESSEL_ASSIGN_OR_RETURN(runtime::Module module, codegen::Build({func}, target));

@@ -10,6 +10,7 @@
 #include "compiler/ops/template.h"
 #include "compiler/runtime/module.h"
 #include "compiler/runtime/ndarray.h"
+#include "compiler/target/target.h"
 
 // Running an OpProgram outside the tuner: compile it, draw inputs, run it on logical inputs
 // (through prepare/finish), compare outputs. The tests (testing/op_check.h) and `tessel bench
@@ -18,7 +19,7 @@ namespace tessel::ops {
 
 // The program lowered as function `name` and built for target.
 absl::StatusOr<runtime::Function> CompileProgram(const OpProgram& program, const std::string& name,
-                                                 const std::string& target);
+                                                 const target::Target& target);
 
 // Seeded random logical inputs within each TensorSpec's range.
 std::vector<runtime::NDArray> RandomInputs(const std::vector<TensorSpec>& specs, uint32_t seed);

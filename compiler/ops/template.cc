@@ -12,24 +12,30 @@
 namespace tessel::ops {
 namespace {
 
+struct Registered {
+  std::unique_ptr<Template> t;
+  std::string key;
+};
+
 // Templates by name; node-based, so pointers handed out stay valid as more register.
-std::map<std::string, std::unique_ptr<Template>>& Registry() {
-  static auto* registry = new std::map<std::string, std::unique_ptr<Template>>();
+std::map<std::string, Registered>& Registry() {
+  static auto* registry = new std::map<std::string, Registered>();
   return *registry;
 }
 
 }  // namespace
 
-void RegisterTemplate(Template t) {
+void RegisterTemplate(const std::string& key, Template t) {
   TESSEL_CHECK(t.space && t.fallback && t.instantiate) << "template " << t.name << " is incomplete";
-  auto [it, inserted] = Registry().emplace(t.name, nullptr);
+  TESSEL_CHECK(!key.empty()) << "template " << t.name << " registered without a target key";
+  auto [it, inserted] = Registry().emplace(t.name, Registered{});
   TESSEL_CHECK(inserted) << "template " << t.name << " registered twice";
-  it->second = std::make_unique<Template>(std::move(t));
+  it->second = Registered{std::make_unique<Template>(std::move(t)), key};
 }
 
 absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
   auto it = Registry().find(name);
-  if (it != Registry().end()) return it->second.get();
+  if (it != Registry().end()) return it->second.t.get();
   std::vector<std::string> names;
   for (const auto& [n, t] : Registry()) names.push_back(n);
   return absl::NotFoundError(
@@ -38,12 +44,19 @@ absl::StatusOr<const Template*> FindTemplate(const std::string& name) {
 
 std::vector<const Template*> AllTemplates() {
   std::vector<const Template*> out;
-  for (const auto& [n, t] : Registry()) out.push_back(t.get());
+  for (const auto& [n, r] : Registry()) out.push_back(r.t.get());
   return out;
 }
 
+const std::string& TemplateKey(const Template& t) {
+  auto it = Registry().find(t.name);
+  TESSEL_CHECK(it != Registry().end() && it->second.t.get() == &t)
+      << "template " << t.name << " is not registered";
+  return it->second.key;
+}
+
 absl::StatusOr<Instantiated> InstantiateFallback(const Template& t, const OpArgs& args,
-                                                 const TargetFacts& facts) {
+                                                 const target::TargetFacts& facts) {
   absl::StatusOr<search::ConfigSpace> space = t.space(args, facts);
   if (!space.ok()) return space.status();
   search::Config config = t.fallback(*space, args, facts);

@@ -10,9 +10,9 @@
 
 #include "compiler/ops/op_args.h"
 #include "compiler/ops/output_tail.h"
-#include "compiler/ops/target_facts.h"
 #include "compiler/runtime/ndarray.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
 
 // Schedule templates: for one operator on one family of targets, a tunable schedule. A template
@@ -66,25 +66,28 @@ struct Template {
   std::string op;       // the logical operator (OPERATORS.md), e.g. "conv2d"
   std::string summary;  // one line for `tessel list`
   // Checks args (errors name the key) and declares the knobs.
-  std::function<absl::StatusOr<search::ConfigSpace>(const OpArgs&, const TargetFacts&)> space;
+  std::function<absl::StatusOr<search::ConfigSpace>(const OpArgs&, const target::TargetFacts&)>
+      space;
   // The untuned choice: a valid point of space(args, facts).
-  std::function<search::Config(const search::ConfigSpace&, const OpArgs&, const TargetFacts&)>
+  std::function<search::Config(const search::ConfigSpace&, const OpArgs&,
+                               const target::TargetFacts&)>
       fallback;
   // The program for one config of space(args, facts).
-  std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&, const TargetFacts&)>
+  std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&,
+                                          const target::TargetFacts&)>
       instantiate;
   // Optional (complex-out-fusable operators): the same program with an element-wise tail fused
   // into its output stage (output_tail.h). Same space and configs; the program takes the tail's
   // inputs after its own (AppendTailInputs) and its output holds tail(value).
-  std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&, const TargetFacts&,
-                                          const OutputTail&)>
+  std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&,
+                                          const target::TargetFacts&, const OutputTail&)>
       instantiate_with_tail = nullptr;
   // Optional (templates computing in NCHW[x]c): for a config, `in` when the program's data input
   // (input 0) is exactly the logical data packed NCHW{in}c, `out` when its output is exactly the
   // logical output packed NCHW{out}c (blocks dividing the channels: nothing padded, nothing
   // cropped). A graph may then keep those values blocked (graph/passes/alter_layout.h); the
   // graph compiler checks the claim against the program's prepare and finish.
-  std::function<ChannelBlocks(const search::Config&, const OpArgs&, const TargetFacts&)>
+  std::function<ChannelBlocks(const search::Config&, const OpArgs&, const target::TargetFacts&)>
       channel_blocks = nullptr;
 };
 
@@ -93,14 +96,17 @@ struct Template {
 // are).
 void AppendTailInputs(OpProgram& p, const OutputTail& tail);
 
-// Registration, once per name (a second registration of a name is a bug and fails a check).
-// Template libraries register from a static initializer (TESSEL_REGISTER_TEMPLATE) and are
-// linked with alwayslink = 1.
-void RegisterTemplate(Template t);
+// Registration, once per name (a second registration of a name is a bug and fails a check), for
+// one target key (target.h: "cpu", "cuda", "gpu", "mali", "vdla", ...; strategy.h chooses among a
+// key's templates). Template libraries register from a static initializer
+// (TESSEL_REGISTER_TEMPLATE) and are linked with alwayslink = 1.
+void RegisterTemplate(const std::string& key, Template t);
 // The template, or NotFound listing the known names.
 absl::StatusOr<const Template*> FindTemplate(const std::string& name);
 // Every registered template, by name.
 std::vector<const Template*> AllTemplates();
+// The target key a registered template serves, e.g. "cpu".
+const std::string& TemplateKey(const Template& t);
 
 // The space, the fallback config and its program in one call (what an untuned build does).
 struct Instantiated {
@@ -109,13 +115,13 @@ struct Instantiated {
   OpProgram program;
 };
 absl::StatusOr<Instantiated> InstantiateFallback(const Template& t, const OpArgs& args,
-                                                 const TargetFacts& facts);
+                                                 const target::TargetFacts& facts);
 
 }  // namespace tessel::ops
 
 #define TESSEL_TEMPLATE_CONCAT_INNER(a, b) a##b
 #define TESSEL_TEMPLATE_CONCAT(a, b) TESSEL_TEMPLATE_CONCAT_INNER(a, b)
-// TESSEL_REGISTER_TEMPLATE(MakeConv2dNchwcTemplate());  at namespace scope in a .cc file.
-#define TESSEL_REGISTER_TEMPLATE(make)                       \
+// TESSEL_REGISTER_TEMPLATE("cpu", MakeConv2dNchwcTemplate());  at namespace scope in a .cc file.
+#define TESSEL_REGISTER_TEMPLATE(key, make)                  \
   [[maybe_unused]] static const bool TESSEL_TEMPLATE_CONCAT( \
-      tessel_template_registered_, __LINE__) = (::tessel::ops::RegisterTemplate(make), true)
+      tessel_template_registered_, __LINE__) = (::tessel::ops::RegisterTemplate(key, make), true)

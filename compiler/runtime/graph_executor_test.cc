@@ -27,7 +27,7 @@ Function AddKernel() {
   schedule::Schedule s = schedule::create_schedule({c.op()});
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, b, c}, "add16");
   EXPECT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<Module> m = codegen::Build({*f}, "llvm");
+  absl::StatusOr<Module> m = codegen::Build({*f}, *target::Target::Parse("llvm"));
   EXPECT_TRUE(m.ok()) << m.status();
   return *m->GetFunction("add16");
 }

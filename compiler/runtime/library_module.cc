@@ -17,6 +17,7 @@ class LibraryModuleNode : public ModuleNode {
       : path_(std::move(path)), handle_(handle), signatures_(std::move(signatures)) {}
   ~LibraryModuleNode() override { dlclose(handle_); }
 
+  std::string kind() const override { return "library"; }
   const std::vector<FunctionSignature>& signatures() const override { return signatures_; }
 
   absl::StatusOr<EntryFn> Entry(const std::string& name) const override {

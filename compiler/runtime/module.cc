@@ -3,11 +3,13 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/generated_abi.h"
+#include "compiler/support/check.h"
 
 namespace tessel::runtime {
 namespace {
@@ -201,21 +203,86 @@ absl::Status Function::operator()(std::span<const Arg> args) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Function> Module::GetFunction(const std::string& name) const {
+ModuleNode::~ModuleNode() = default;
+
+void Module::Import(Module device_module) {
+  TESSEL_CHECK(defined()) << "Import into a null Module";
+  TESSEL_CHECK(device_module.defined()) << "Import of a null Module into a " << kind() << " module";
+  TESSEL_CHECK(!device_module.Reaches(node_.get()))
+      << "importing the " << device_module.kind() << " module into the " << kind()
+      << " module makes a cycle";
+  node_->imports_.push_back(std::move(device_module));
+}
+
+const std::vector<Module>& Module::imports() const {
+  TESSEL_CHECK(defined()) << "use of a null Module";
+  return node_->imports();
+}
+
+bool Module::Reaches(const ModuleNode* node) const {
+  if (node_.get() == node) return true;
+  for (const Module& m : node_->imports()) {
+    if (m.Reaches(node)) return true;
+  }
+  return false;
+}
+
+const FunctionSignature* Module::Find(const std::string& name,
+                                      std::shared_ptr<const ModuleNode>& holder) const {
   for (const FunctionSignature& sig : node_->signatures()) {
     if (sig.name != name) continue;
-    absl::StatusOr<EntryFn> entry = node_->Entry(name);
-    if (!entry.ok()) return entry.status();
-    return Function(node_, *entry, &sig);
+    holder = node_;
+    return &sig;
   }
-  return absl::NotFoundError(absl::StrCat("no function '", name, "' in the module (it has: ",
-                                          absl::StrJoin(FunctionNames(), ", "), ")"));
+  for (const Module& m : node_->imports()) {
+    if (const FunctionSignature* sig = m.Find(name, holder)) return sig;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<Function> Module::GetFunction(const std::string& name) const {
+  std::shared_ptr<const ModuleNode> holder;
+  if (const FunctionSignature* sig = Find(name, holder)) {
+    absl::StatusOr<EntryFn> entry = holder->Entry(name);
+    if (!entry.ok()) return entry.status();
+    return Function(std::move(holder), *entry, sig);
+  }
+  return absl::NotFoundError(absl::StrCat("no function '", name, "' in the module",
+                                          node_->imports().empty() ? "" : " or its imports",
+                                          " (it has: ", absl::StrJoin(FunctionNames(), ", "), ")"));
 }
 
 std::vector<std::string> Module::FunctionNames() const {
   std::vector<std::string> names;
   for (const FunctionSignature& sig : node_->signatures()) names.push_back(sig.name);
+  for (const Module& m : node_->imports()) {
+    for (std::string& name : m.FunctionNames()) {
+      // A name already listed shadows this one (GetFunction finds the first).
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(std::move(name));
+      }
+    }
+  }
   return names;
+}
+
+std::string Module::kind() const {
+  TESSEL_CHECK(defined()) << "use of a null Module";
+  return node_->kind();
+}
+
+absl::Status Module::Save(const std::string& path) const {
+  TESSEL_CHECK(defined()) << "Save of a null Module";
+  const std::vector<Module>& imports = node_->imports();
+  if (!imports.empty()) {
+    std::vector<std::string> kinds;
+    for (const Module& m : imports) kinds.push_back(m.kind());
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot save the ", kind(), " module as '", path, "': it imports ", imports.size(),
+        imports.size() == 1 ? " module (" : " modules (", absl::StrJoin(kinds, ", "),
+        ") and a saved library cannot carry imported modules yet"));
+  }
+  return node_->Save(path);
 }
 
 }  // namespace tessel::runtime

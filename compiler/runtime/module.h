@@ -25,6 +25,11 @@
 // strides of size-1 dimensions are not checked), and data + byte_offset aligned as declared.
 // Errors name the argument, the parameter and what differs. Functions stay valid while any
 // Function or Module copy is alive.
+//
+// Imports: a host module holds the device modules whose kernels its code launches (a CUDA module
+// under an LLVM one, say). GetFunction looks in the module itself, then in its imports, depth
+// first in import order; the first function of the name wins. Save cannot write imports yet:
+// saving a module that has any is an error naming their kinds, never a library without them.
 namespace tessel::runtime {
 
 using Arg = std::variant<DLTensor*, int64_t, double>;
@@ -32,16 +37,28 @@ using Arg = std::variant<DLTensor*, int64_t, double>;
 // The machine entry point of every compiled function (function_signature.h).
 using EntryFn = int32_t (*)(const uint64_t* slots);
 
+class Module;
+
 // The code behind a Module.
 class ModuleNode {
  public:
-  virtual ~ModuleNode() = default;
+  virtual ~ModuleNode();
+  // What kind of code this is ("llvm", "library", ...), for messages.
+  virtual std::string kind() const = 0;
   virtual const std::vector<FunctionSignature>& signatures() const = 0;
   // The entry point of function `name` (one of signatures()), or why it cannot run here.
   virtual absl::StatusOr<EntryFn> Entry(const std::string& name) const = 0;
   // Writes the module to path: a shared library (".so") that Module::Load reads back, or an
-  // object file (".o") for another toolchain to link.
+  // object file (".o") for another toolchain to link. Its imports are not this method's concern
+  // (Module::Save refuses a module that has any).
   virtual absl::Status Save(const std::string& path) const = 0;
+
+  // The modules this one imports (Module::Import), in import order.
+  const std::vector<Module>& imports() const { return imports_; }
+
+ private:
+  friend class Module;
+  std::vector<Module> imports_;
 };
 
 class Function {
@@ -67,22 +84,43 @@ class Function {
   const FunctionSignature* signature_ = nullptr;
 };
 
+// A handle to a ModuleNode: copies share the node, its imports included.
 class Module {
  public:
   Module() = default;
-  explicit Module(std::shared_ptr<const ModuleNode> node) : node_(std::move(node)) {}
+  explicit Module(std::shared_ptr<ModuleNode> node) : node_(std::move(node)) {}
 
   // Loads a shared library written by Save; errors name the file.
   static absl::StatusOr<Module> Load(const std::string& path);
 
-  // The function called name; an error lists the names there are.
+  // Makes `device_module`'s functions reachable through this module, after its own and those of
+  // earlier imports; every handle of this module sees it. Both modules must be defined, and the
+  // import must not make a cycle (device_module must not reach this module through its own
+  // imports): a failed check otherwise. Not synchronised with concurrent lookups: import before
+  // sharing the module between threads.
+  void Import(Module device_module);
+  const std::vector<Module>& imports() const;
+
+  // The function called name, from this module or its imports; an error lists the names there
+  // are.
   absl::StatusOr<Function> GetFunction(const std::string& name) const;
+  // This module's function names, then those of its imports in search order, each name once.
   std::vector<std::string> FunctionNames() const;
-  absl::Status Save(const std::string& path) const { return node_->Save(path); }
+  // The node's kind() (ModuleNode).
+  std::string kind() const;
+  // ModuleNode::Save of this module. FailedPrecondition, naming the imported modules' kinds,
+  // when it has imports: a saved library cannot carry them yet.
+  absl::Status Save(const std::string& path) const;
   bool defined() const { return node_ != nullptr; }
 
  private:
-  std::shared_ptr<const ModuleNode> node_;
+  // The first function called name in search order, and the node that holds it; null if none.
+  const FunctionSignature* Find(const std::string& name,
+                                std::shared_ptr<const ModuleNode>& holder) const;
+  // Whether `node` is this module's or one of its imports', at any depth.
+  bool Reaches(const ModuleNode* node) const;
+
+  std::shared_ptr<ModuleNode> node_;
 };
 
 // Checks args against signature and fills the entry point's slots (exposed for tests and for

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <new>
 #include <string>
 
+#include "compiler/runtime/device_api.h"
 #include "compiler/runtime/dltensor.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/check.h"
@@ -21,7 +21,7 @@ struct NDArray::Container {
   Container(const Container&) = delete;
   Container& operator=(const Container&) = delete;
   ~Container() {
-    if (storage != nullptr) ::operator delete (storage, std::align_val_t{kAllocAlignment});
+    if (storage != nullptr) allocator->Free(tensor.device, storage);
     if (source != nullptr && source->deleter != nullptr) source->deleter(source);
   }
 
@@ -36,6 +36,7 @@ struct NDArray::Container {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;       // empty: compact row-major
   void* storage = nullptr;            // Empty's allocation
+  DeviceAPI* allocator = nullptr;     // what allocated storage
   DLManagedTensor* source = nullptr;  // FromDLPack's tensor, handed back through its deleter
 };
 
@@ -52,18 +53,59 @@ struct Export {
   DLManagedTensor managed{};
 };
 
-// A compact tensor of `like`'s shape and dtype over `bytes`.
+// A compact host tensor of `like`'s shape and dtype over `bytes`.
 DLTensor CompactView(const DLTensor& like, void* bytes) {
   DLTensor view = like;
   view.data = bytes;
+  view.device = {kDLCPU, 0};
   view.strides = nullptr;
   view.byte_offset = 0;
   return view;
 }
 
+// Copies `from`'s elements to `to` (the same extents and element size), on the host or through
+// the DeviceAPI of the device involved, and waits until the copy is done. `op` names the public
+// operation in errors.
+absl::Status CopyTensor(const DLTensor& from, const DLTensor& to, const char* op) {
+  if (IsHost(from.device) && IsHost(to.device)) {
+    CopyElements(from, to);
+    return absl::OkStatus();
+  }
+  if (NumElements(from) == 0) return absl::OkStatus();
+  const std::string route = absl::StrCat(DeviceName(from.device), " to ", DeviceName(to.device));
+  if (!IsCompact(from) || !IsCompact(to)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        op, ": the ", IsCompact(from) ? "destination" : "source", " is strided; a copy from ",
+        route, " needs compact tensors on both sides (strided copies are host-to-host only)"));
+  }
+  if (!IsHost(from.device) && !IsHost(to.device) &&
+      from.device.device_type != to.device.device_type) {
+    return absl::UnimplementedError(absl::StrCat(op, ": no direct copy from ", route,
+                                                 "; copy through the host (CopyTo({kDLCPU, 0}))"));
+  }
+  const DLDevice device = IsHost(from.device) ? to.device : from.device;
+  absl::StatusOr<DeviceAPI*> api = GetDeviceAPI(device);
+  if (!api.ok()) return api.status();
+  if (absl::Status s = (*api)->Copy(from, to); !s.ok()) return s;
+  // The API may only have queued the copy, and an NDArray copy is complete when it returns.
+  if (absl::Status s = (*api)->Synchronize(device); !s.ok()) return s;
+  if (!IsHost(to.device) && to.device.device_id != device.device_id) {
+    return (*api)->Synchronize(to.device);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 NDArray NDArray::Empty(std::vector<int64_t> shape, DLDataType dtype) {
+  absl::StatusOr<NDArray> a = Empty(std::move(shape), dtype, DLDevice{kDLCPU, 0});
+  // The host always has an API, so only running out of memory fails here.
+  TESSEL_CHECK(a.ok()) << a.status();
+  return *std::move(a);
+}
+
+absl::StatusOr<NDArray> NDArray::Empty(std::vector<int64_t> shape, DLDataType dtype,
+                                       DLDevice device) {
   TESSEL_CHECK(dtype.bits > 0 && dtype.lanes > 0) << "dtype " << DLTypeToString(dtype);
   int64_t bytes = DLTypeBytes(dtype);
   for (int64_t extent : shape) {
@@ -71,16 +113,21 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DLDataType dtype) {
     const bool overflow = __builtin_mul_overflow(bytes, extent, &bytes);
     TESSEL_CHECK(!overflow) << "size overflows int64: " << ShapeToString(shape);
   }
+  absl::StatusOr<DeviceAPI*> api = GetDeviceAPI(device);
+  if (!api.ok()) return api.status();
   // Whole alignment units, at least one, so that data is never null and the end of the last
   // element is padded to an aligned boundary.
   const size_t units = (static_cast<size_t>(bytes) + kAllocAlignment - 1) / kAllocAlignment;
+  absl::StatusOr<void*> storage =
+      (*api)->Allocate(device, std::max<size_t>(units, 1) * kAllocAlignment, kAllocAlignment);
+  if (!storage.ok()) return storage.status();
   auto container = std::make_shared<Container>();
-  container->storage = ::operator new (std::max<size_t>(units, 1) * kAllocAlignment,
-                                       std::align_val_t{kAllocAlignment});
+  container->storage = *storage;
+  container->allocator = *api;
   container->shape = std::move(shape);
   container->LinkArrays();
   container->tensor.data = container->storage;
-  container->tensor.device = {kDLCPU, 0};
+  container->tensor.device = device;
   container->tensor.dtype = dtype;
   container->tensor.byte_offset = 0;
   return NDArray(std::move(container));
@@ -89,10 +136,8 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DLDataType dtype) {
 absl::StatusOr<NDArray> NDArray::FromDLPack(DLManagedTensor* managed) {
   if (managed == nullptr) return absl::InvalidArgumentError("FromDLPack: null DLManagedTensor");
   const DLTensor& t = managed->dl_tensor;
-  if (t.device.device_type != kDLCPU) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("FromDLPack: the tensor is on device type ", t.device.device_type, " (id ",
-                     t.device.device_id, "); only host tensors (kDLCPU = 1) are accepted"));
+  if (absl::StatusOr<DeviceAPI*> api = GetDeviceAPI(t.device); !api.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("FromDLPack: ", api.status().message()));
   }
   if (t.ndim < 0) {
     return absl::InvalidArgumentError(absl::StrCat("FromDLPack: negative ndim ", t.ndim));
@@ -162,6 +207,8 @@ bool NDArray::IsContiguous() const { return IsCompact(*dl()); }
 
 void* NDArray::FirstElement() const {
   const DLTensor* t = dl();
+  TESSEL_CHECK(IsHost(t->device)) << "host access to the elements of an array on "
+                                  << DeviceName(t->device) << "; CopyTo({kDLCPU, 0}) first";
   return static_cast<char*>(t->data) + t->byte_offset;
 }
 
@@ -176,8 +223,14 @@ absl::Status NDArray::CopyFrom(const NDArray& other) {
         absl::StrCat("CopyFrom: source shape ", ShapeToString(other.shape()),
                      " differs from destination shape ", ShapeToString(shape())));
   }
-  CopyElements(*other.dl(), *dl());
-  return absl::OkStatus();
+  return CopyTensor(*other.dl(), *dl(), "CopyFrom");
+}
+
+absl::StatusOr<NDArray> NDArray::CopyTo(DLDevice device) const {
+  absl::StatusOr<NDArray> out = Empty(shape(), dtype(), device);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = CopyTensor(*dl(), *out->dl(), "CopyTo"); !s.ok()) return s;
+  return out;
 }
 
 absl::Status NDArray::CopyFromBytes(const void* bytes, size_t nbytes) {
@@ -186,8 +239,7 @@ absl::Status NDArray::CopyFromBytes(const void* bytes, size_t nbytes) {
         "CopyFromBytes: ", nbytes, " bytes given, the tensor of shape ", ShapeToString(shape()),
         " and dtype ", DLTypeToString(dtype()), " holds ", NumBytes()));
   }
-  CopyElements(CompactView(*dl(), const_cast<void*>(bytes)), *dl());
-  return absl::OkStatus();
+  return CopyTensor(CompactView(*dl(), const_cast<void*>(bytes)), *dl(), "CopyFromBytes");
 }
 
 absl::Status NDArray::CopyToBytes(void* bytes, size_t nbytes) const {
@@ -196,8 +248,7 @@ absl::Status NDArray::CopyToBytes(void* bytes, size_t nbytes) const {
         "CopyToBytes: room for ", nbytes, " bytes given, the tensor of shape ",
         ShapeToString(shape()), " and dtype ", DLTypeToString(dtype()), " holds ", NumBytes()));
   }
-  CopyElements(*dl(), CompactView(*dl(), bytes));
-  return absl::OkStatus();
+  return CopyTensor(*dl(), CompactView(*dl(), bytes), "CopyToBytes");
 }
 
 double ElementAsDouble(const NDArray& a, int64_t flat) {

@@ -11,13 +11,22 @@
 #include <utility>
 #include <vector>
 
-// NDArray: a reference-counted handle to a tensor in host memory (kDLCPU). Copying a handle
-// shares the tensor; the storage is freed when the last handle drops. A default-constructed
-// handle is null (defined() is false); using its tensor is a bug.
+// NDArray: a reference-counted handle to a tensor on a device: host memory (kDLCPU) unless it
+// was made for another device. Copying a handle shares the tensor; the storage is freed when the
+// last handle drops. A default-constructed handle is null (defined() is false); using its tensor
+// is a bug.
 //
-// Storage comes from Empty (owned, kAllocAlignment-aligned, compact row-major) or from
-// FromDLPack (borrowed from another framework without copying, with that tensor's strides and
-// byte_offset kept as they are). ToDLPack lends the tensor back out the same way.
+// Storage comes from Empty (owned, allocated through the device's DeviceAPI (device_api.h),
+// kAllocAlignment-aligned, compact row-major) or from FromDLPack (borrowed from another framework
+// without copying, with that tensor's strides and byte_offset kept as they are). ToDLPack lends
+// the tensor back out the same way.
+//
+// Devices: the metadata (shape, dtype, strides, device) of any array is readable on the host, its
+// elements only when the array is on the host. data<T>() and ElementAsDouble of an array on
+// another device are bugs (a failed check). The copies (CopyFrom, CopyTo, CopyFromBytes,
+// CopyToBytes) that involve a device go through its DeviceAPI; every copy is complete when it
+// returns. A copy that involves a device needs compact tensors on both sides: strided copies are
+// host-to-host only.
 //
 // Thread safety: handles may be copied and dropped from any thread. The elements are not
 // synchronised: concurrent writers must coordinate.
@@ -31,14 +40,19 @@ class NDArray {
  public:
   NDArray() = default;
 
-  // A fresh compact tensor of the given extents (each >= 0; an extent of 0 gives an empty
-  // tensor whose data is still a valid aligned pointer). The contents are unspecified.
+  // A fresh compact tensor on the host of the given extents (each >= 0; an extent of 0 gives an
+  // empty tensor whose data is still a valid aligned pointer). The contents are unspecified.
+  // Running out of host memory aborts, as operator new would.
   static NDArray Empty(std::vector<int64_t> shape, DLDataType dtype);
+  // The same on `device`, allocated by its DeviceAPI. Errors: no runtime for the device in this
+  // build (Unimplemented), the device's allocation error (out of memory, no such device id).
+  static absl::StatusOr<NDArray> Empty(std::vector<int64_t> shape, DLDataType dtype,
+                                       DLDevice device);
 
   // Takes ownership of `managed` without copying: its deleter runs when the last handle drops.
-  // Strides and byte_offset are kept. Errors (InvalidArgument, and `managed` stays the caller's
-  // to delete): null, a device other than kDLCPU, a negative ndim or extent, a null shape with
-  // ndim > 0, null data for a non-empty tensor.
+  // Strides, byte_offset and the device are kept. Errors (InvalidArgument, and `managed` stays
+  // the caller's to delete): null, a device with no runtime in this build (GetDeviceAPI), a
+  // negative ndim or extent, a null shape with ndim > 0, null data for a non-empty tensor.
   static absl::StatusOr<NDArray> FromDLPack(DLManagedTensor* managed);
 
   // A DLManagedTensor viewing this tensor without copying; the storage lives until both the
@@ -56,6 +70,7 @@ class NDArray {
   DLTensor* dl();
   const std::vector<int64_t>& shape() const;
   DLDataType dtype() const { return dl()->dtype; }
+  DLDevice device() const { return dl()->device; }
   int64_t NumElements() const;
   // Bytes of the elements, NumElements() * DLTypeBytes(dtype()): the size of the compact
   // row-major content whatever the strides.
@@ -64,6 +79,8 @@ class NDArray {
   bool IsContiguous() const;
 
   // The address of element 0 (data + byte_offset), as T*. T is not checked against dtype().
+  // The array must be on the host (a failed check otherwise: device memory is not addressable
+  // here; CopyTo({kDLCPU, 0}) first).
   template <class T>
   T* data() {
     return static_cast<T*>(FirstElement());
@@ -73,14 +90,21 @@ class NDArray {
     return static_cast<const T*>(FirstElement());
   }
 
-  // Copies the elements of `other` into this tensor, strides on either side respected.
-  // InvalidArgument when dtype or shape differ.
+  // Copies the elements of `other` into this tensor, on the same device or across devices.
+  // Host to host, strides on either side are respected. InvalidArgument when dtype or shape
+  // differ, or when a copy that involves a device meets a strided tensor; Unimplemented between
+  // two devices of different types (copy through the host); the DeviceAPI's copy errors.
   absl::Status CopyFrom(const NDArray& other);
-  // Copies `nbytes` of compact row-major content into this tensor. InvalidArgument unless
-  // nbytes == NumBytes().
+  // A new compact array on `device` with this array's shape, dtype and contents. Errors: those
+  // of Empty on the device and of CopyFrom.
+  absl::StatusOr<NDArray> CopyTo(DLDevice device) const;
+  // Copies `nbytes` of compact row-major content from host memory into this tensor.
+  // InvalidArgument unless nbytes == NumBytes(), or when this tensor is strided and not on the
+  // host.
   absl::Status CopyFromBytes(const void* bytes, size_t nbytes);
-  // Writes this tensor's content, compact and row-major, to `bytes`. InvalidArgument unless
-  // nbytes == NumBytes().
+  // Writes this tensor's content, compact and row-major, to host memory at `bytes`.
+  // InvalidArgument unless nbytes == NumBytes(), or when this tensor is strided and not on the
+  // host.
   absl::Status CopyToBytes(void* bytes, size_t nbytes) const;
 
  private:
@@ -91,8 +115,8 @@ class NDArray {
   std::shared_ptr<Container> container_;
 };
 
-// Element `flat` of a compact array (row-major order) as a double, for the float, integer and
-// bool types the operators use; NaN for any other type, so that comparing it fails.
+// Element `flat` of a compact host array (row-major order) as a double, for the float, integer
+// and bool types the operators use; NaN for any other type, so that comparing it fails.
 double ElementAsDouble(const NDArray& a, int64_t flat);
 
 // "[i, j, ...]": the index of element `flat` (row-major order) of an array of `shape`.

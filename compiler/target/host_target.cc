@@ -7,29 +7,31 @@
 
 namespace tessel::target {
 
-absl::StatusOr<std::string> ResolveCompileTarget(const std::string& text) {
-  // StatusOr<Target> kept whole: GCC 12 misreads a moved-out Target as maybe uninitialized.
-  absl::StatusOr<Target> target = Target::Parse(text);
-  if (!target.ok()) return target.status();
-  if (target->kind() != "llvm") {
+Target NativeTarget() {
+  return Target::Llvm().WithOption("mcpu", "native").WithFlag("fast-math-contract");
+}
+
+absl::StatusOr<Target> ResolveCompileTarget(const Target& target) {
+  const std::string text = target.ToString();
+  if (target.kind() != "llvm") {
     return absl::InvalidArgumentError(absl::StrCat(
         "target '", text, "': code that runs here needs an llvm target of this machine, not '",
-        target->kind(), "'"));
+        target.kind(), "'"));
   }
-  absl::StatusOr<LlvmTarget> given = ResolveLlvmTarget(*target);
+  absl::StatusOr<LlvmTarget> given = ResolveLlvmTarget(target);
   if (!given.ok()) return given.status();
   if (!given->is_host) {
     return absl::InvalidArgumentError(
         absl::StrCat("target '", text, "' is not this machine's architecture"));
   }
-  std::string full = text;
-  if (!target->Option("mcpu")) absl::StrAppend(&full, " -mcpu=native");
-  if (!target->HasFlag("fast-math") && !target->HasFlag("fast-math-contract")) {
-    absl::StrAppend(&full, " -fast-math-contract");
+  Target full = target;
+  if (!target.Option("mcpu")) full = full.WithOption("mcpu", "native");
+  if (!target.HasFlag("fast-math") && !target.HasFlag("fast-math-contract")) {
+    full = full.WithFlag("fast-math-contract");
   }
-  absl::StatusOr<Target> parsed = Target::Parse(full);
-  if (!parsed.ok()) return parsed.status();
-  return NameNativeCpu(*parsed);
+  absl::StatusOr<std::string> named = NameNativeCpu(full);
+  if (!named.ok()) return named.status();
+  return Target::Parse(*named);
 }
 
 }  // namespace tessel::target

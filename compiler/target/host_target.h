@@ -2,7 +2,7 @@
 
 #include <absl/status/statusor.h>
 
-#include <string>
+#include "compiler/target/target.h"
 
 // The target a model is compiled for, spelled as tuning spells it, so that a tuning log's tasks
 // are found: an `llvm` target of this host gets `-mcpu=native` when it names no CPU and
@@ -13,10 +13,14 @@
 // the same way (experiments/bench_target.h HostBenchTarget).
 namespace tessel::target {
 
-// The resolved target string; an error names a target that is not an llvm target of this host's
+// The resolved target; an error names a target that is not an llvm target of this host's
 // architecture (the compiled model's library is linked with this machine's `cc`). A target this
 // CPU cannot run (AVX-512 on an AVX2 machine) resolves: it compiles and links here, and its
 // functions refuse to run.
-absl::StatusOr<std::string> ResolveCompileTarget(const std::string& target);
+absl::StatusOr<Target> ResolveCompileTarget(const Target& target);
+
+// `llvm -mcpu=native -fast-math-contract`: this machine's CPU with a*b+c fused into FMAs, what
+// the operator benchmarks compile for.
+Target NativeTarget();
 
 }  // namespace tessel::target

@@ -3,6 +3,7 @@
 #include <absl/status/status.h>
 #include <absl/strings/ascii.h>
 #include <absl/strings/match.h>
+#include <absl/strings/numbers.h>
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
@@ -16,7 +17,9 @@ namespace {
 const std::vector<KindInfo>& KindTable() {
   static const auto* kinds = new std::vector<KindInfo>{
       {"cuda", {"arch", "host"}, {}, true},
-      {"llvm", {"mtriple", "mcpu", "mattr", "opt-level"}, {"fast-math", "fast-math-contract"}},
+      {"llvm",
+       {"mtriple", "mcpu", "mattr", "opt-level", "num-cores"},
+       {"fast-math", "fast-math-contract"}},
       {"opencl", {"device", "host"}, {}, true},
       {"vdla", {"config", "host"}, {}, true},
   };
@@ -64,6 +67,12 @@ std::string CheckValue(const std::string& kind, const std::string& key, const st
                         std::all_of(value.begin() + 3, value.end(), absl::ascii_isdigit);
     return digits ? "" : "must be sm_<compute capability>, e.g. sm_90";
   }
+  if (key == "num-cores") {
+    int cores = 0;
+    return absl::SimpleAtoi(value, &cores) && cores >= 1 && cores <= 4096
+               ? ""
+               : "must be a number of threads from 1 to 4096";
+  }
   if (key == "device" && kind == "opencl") {
     return value == "mali" ? "" : "must be mali (or leave -device out for any OpenCL device)";
   }
@@ -84,6 +93,12 @@ std::vector<std::string> Target::Kinds() {
 }
 
 std::vector<KindInfo> Target::KindInfos() { return KindTable(); }
+
+Target Target::Llvm() {
+  Target target;
+  target.kind_ = "llvm";
+  return target;
+}
 
 absl::StatusOr<Target> Target::Parse(std::string_view text) {
   auto error = [&](const std::string& why) {
@@ -158,6 +173,13 @@ Target Target::WithOption(std::string_view key, std::string_view value) const {
     }
   }
   out.entries_.push_back({std::string(key), std::string(value), false});
+  return out;
+}
+
+Target Target::WithFlag(std::string_view name) const {
+  if (HasFlag(name)) return *this;
+  Target out = *this;
+  out.entries_.push_back({std::string(name), "", true});
   return out;
 }
 

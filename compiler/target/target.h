@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,8 +16,9 @@
 // accepts its own options (KindInfo below lists them, `tessel list` prints them):
 //   llvm:   -mtriple=T (default: the host's), -mcpu=NAME or native (default: generic),
 //           -mattr=+f,-g (CPU features), -opt-level=0..3 (default 3),
-//           -fast-math (every fast-math flag), -fast-math-contract (only fusing a*b+c into fma).
-//           Without a fast-math option, floating point is strict IEEE (see ir/node.h).
+//           -fast-math (every fast-math flag), -fast-math-contract (only fusing a*b+c into fma),
+//           -num-cores=N (threads the programs may use; default: this machine's, for a host
+//           target). Without a fast-math option, floating point is strict IEEE (see ir/node.h).
 //   cuda:   -arch=sm_NN (default sm_90), -host=T
 //   opencl: -device=mali (default: any OpenCL device), -host=T
 //   vdla:   -config=FILE (the accelerator's hardware parameters), -host=T
@@ -42,6 +44,8 @@ class Target {
   static std::vector<KindInfo> KindInfos();
   // Parses text; an error names the unknown kind or option, the malformed word or a bad value.
   static absl::StatusOr<Target> Parse(std::string_view text);
+  // `llvm`: this machine's triple, LLVM's generic CPU (what a bare "llvm" parses to).
+  static Target Llvm();
 
   const std::string& kind() const { return kind_; }
   // The value of `-key=value` (key without the dash), if given.
@@ -50,6 +54,8 @@ class Target {
   bool HasFlag(std::string_view name) const;
   // A copy with `-key=value` set: replaced where the key is given, appended otherwise.
   Target WithOption(std::string_view key, std::string_view value) const;
+  // A copy with the bare flag `-name` appended (as given when it already is).
+  Target WithFlag(std::string_view name) const;
   // The canonical string (options in the order given; values with spaces quoted).
   std::string ToString() const;
 
@@ -60,6 +66,10 @@ class Target {
   // llvm target is its own host).
   bool is_device() const;
   Target host() const;
+
+  // Targets are equal when their canonical strings are.
+  friend bool operator==(const Target& a, const Target& b) { return a.ToString() == b.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const Target& t) { return os << t.ToString(); }
 
  private:
   std::string kind_;

@@ -80,7 +80,7 @@ TEST(TargetTest, KindInfosListEveryKindsOptions) {
     names.push_back(k.name);
     EXPECT_EQ(k.device, k.name != "llvm") << k.name;
     if (k.name == "llvm") {
-      EXPECT_THAT(k.options, ElementsAre("mtriple", "mcpu", "mattr", "opt-level"));
+      EXPECT_THAT(k.options, ElementsAre("mtriple", "mcpu", "mattr", "opt-level", "num-cores"));
       EXPECT_THAT(k.flags, ElementsAre("fast-math", "fast-math-contract"));
     } else {
       EXPECT_THAT(k.options, ::testing::Contains("host")) << k.name;

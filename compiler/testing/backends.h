@@ -7,6 +7,7 @@
 
 #include "compiler/codegen/interp/interp.h"
 #include "compiler/ir/stmt.h"
+#include "compiler/target/target.h"
 
 // One test body, several backends: tests written against the reference interpreter run the same
 // lowered function through the LLVM backend too (gtest value parameters over Backend).
@@ -27,7 +28,7 @@ struct BackendParamName {
 };
 
 // The LLVM target the tests compile for: this host, strict IEEE float.
-inline constexpr char kTestLlvmTarget[] = "llvm -mcpu=native";
+inline const target::Target kTestLlvmTarget = target::Target::Llvm().WithOption("mcpu", "native");
 
 // Runs func once on args with backend (the interpreter's argument convention); compile and run
 // errors come back as the status.

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+
+#include "compiler/target/target.h"
 
 // The LLVM target of the tests whose code depends on the CPU (operator templates, compiled
 // models). By default this host, "llvm -mcpu=native". Each such test also runs as
@@ -11,11 +14,14 @@
 // value of TESSEL_TEST_TARGET is taken as the target string itself.
 namespace tessel::testing {
 
-std::string TestTarget();
+target::Target TestTarget();
+
+// A target string a test writes out, parsed; a string that does not parse fails a check.
+target::Target ParseTarget(std::string_view text);
 
 // Empty when code compiled for `target` can run on this CPU; otherwise why not, e.g.
 // "llvm -mcpu=skylake-avx512 uses avx512f, avx512bw, ... which this CPU lacks". A target that
 // does not resolve is reported by the compile that follows, so it counts as runnable here.
-std::string WhyNotRunnable(const std::string& target);
+std::string WhyNotRunnable(const target::Target& target);
 
 }  // namespace tessel::testing

@@ -116,9 +116,9 @@ const std::map<std::string, ops::OpArgs>& ArgsTable() {
   return *table;
 }
 
-ops::TargetFacts Facts() {
-  ops::TargetFacts f;
-  f.target = "llvm -mcpu=skylake-avx512";
+target::TargetFacts Facts() {
+  target::TargetFacts f;
+  f.target = *target::Target::Parse("llvm -mcpu=skylake-avx512");
   f.vector_bits = 512;
   f.cores = 2;
   return f;

@@ -56,8 +56,9 @@ int Run(int argc, char** argv) {
   }
   absl::StatusOr<workloads::Layer> layer = workloads::FindLayer(layer_name);
   if (!layer.ok()) return Fail(layer.status());
-  const search::Task task{template_name, workloads::Conv2dArgs(*layer), "llvm -mcpu=native"};
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(task.target);
+  const search::Task task{template_name, workloads::Conv2dArgs(*layer),
+                          target::Target::Llvm().WithOption("mcpu", "native")};
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
   if (!facts.ok()) return Fail(facts.status());
   absl::StatusOr<const ops::Template*> t = ops::FindTemplate(template_name);
   if (!t.ok()) return Fail(t.status());

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ops/target_facts.h"
+#include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
 #include "search/task/task.h"
 
@@ -73,7 +73,7 @@ class FeatureExtractor {
 // (configs with index -1 are not cached); the cache keeps the most recent max_cached configs.
 // Thread-safe. An error names the template and the config (Config::ToString()).
 std::unique_ptr<FeatureExtractor> MakeProgramFeatureExtractor(FeatureKind kind,
-                                                              const ops::TargetFacts& facts,
+                                                              const target::TargetFacts& facts,
                                                               int threads = 1,
                                                               size_t max_cached = 1 << 14);
 

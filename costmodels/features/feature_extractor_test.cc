@@ -16,15 +16,17 @@ namespace {
 
 using ::testing::HasSubstr;
 
-ops::TargetFacts Facts() {
-  ops::TargetFacts f;
-  f.target = "llvm";
+target::TargetFacts Facts() {
+  target::TargetFacts f;
+  f.target = target::Target::Llvm();
   f.vector_bits = 256;
   f.cores = 2;
   return f;
 }
 
-search::Task Matmul() { return {"matmul_tiled.x86", {{"m", 24}, {"n", 40}, {"k", 16}}, "llvm"}; }
+search::Task Matmul() {
+  return {"matmul_tiled.x86", {{"m", 24}, {"n", 40}, {"k", 16}}, target::Target::Llvm()};
+}
 
 std::vector<search::Config> SomeConfigs(const search::Task& task, int n) {
   absl::StatusOr<search::ConfigSpace> space = search::Space(task, Facts());

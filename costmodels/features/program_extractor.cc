@@ -63,7 +63,8 @@ std::vector<float> Concatenate(const std::vector<std::vector<float>>& rows) {
 
 class ProgramExtractor : public FeatureExtractor {
  public:
-  ProgramExtractor(FeatureKind kind, const ops::TargetFacts& facts, int threads, size_t max_cached)
+  ProgramExtractor(FeatureKind kind, const target::TargetFacts& facts, int threads,
+                   size_t max_cached)
       : kind_(kind), facts_(facts), threads_(threads), max_cached_(max_cached) {}
 
   absl::StatusOr<std::vector<float>> Flat(const search::Task& task,
@@ -173,7 +174,7 @@ class ProgramExtractor : public FeatureExtractor {
   }
 
   const FeatureKind kind_;
-  const ops::TargetFacts facts_;
+  const target::TargetFacts facts_;
   const int threads_;
   const size_t max_cached_;
   std::mutex mu_;
@@ -185,7 +186,7 @@ class ProgramExtractor : public FeatureExtractor {
 }  // namespace
 
 std::unique_ptr<FeatureExtractor> MakeProgramFeatureExtractor(FeatureKind kind,
-                                                              const ops::TargetFacts& facts,
+                                                              const target::TargetFacts& facts,
                                                               int threads, size_t max_cached) {
   return std::make_unique<ProgramExtractor>(kind, facts, threads, max_cached);
 }

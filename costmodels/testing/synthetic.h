@@ -15,7 +15,7 @@ namespace tessel::costmodels::testing {
 
 // A task no template serves: models reach it only through a fake extractor (fake_features.h).
 inline search::Task SyntheticTask(const std::string& name = "synthetic") {
-  return search::Task{name, {{"n", 1}}, "llvm"};
+  return search::Task{name, {{"n", 1}}, target::Target::Llvm()};
 }
 
 // knobs choice knobs "k0", "k1", ..., each with the values 0 .. values - 1.

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <random>
 
-#include "compiler/ops/target_facts.h"
 #include "compiler/support/check.h"
+#include "compiler/target/target_facts.h"
 #include "costmodels/ranking.h"
 #include "costmodels/testing/synthetic.h"
 #include "costmodels/treernn/treernn.h"
@@ -23,12 +23,12 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 }
 
 TEST(TreeRnnProgramTest, TrainsAndScoresRealLoopTrees) {
-  ops::TargetFacts facts;
-  facts.target = "llvm";
+  target::TargetFacts facts;
+  facts.target = target::Target::Llvm();
   facts.vector_bits = 512;
   facts.cores = 2;
   const search::Task task{"conv2d_nchwc.x86", workloads::Conv2dArgs(*workloads::FindLayer("C6")),
-                          "llvm"};
+                          target::Target::Llvm()};
   absl::StatusOr<search::ConfigSpace> space = search::Space(task, facts);
   ASSERT_TRUE(space.ok()) << space.status();
 

@@ -283,7 +283,8 @@ TEST_F(TreeRnnFileTest, FileErrorsNameThePath) {
 }
 
 TEST(TreeRnnTest, TransferPriorScoresBeforeFitAndIsFineTuned) {
-  const search::Task task_b{.template_name = "synthetic", .args = {{"n", 2}}, .target = "llvm"};
+  const search::Task task_b{
+      .template_name = "synthetic", .args = {{"n", 2}}, .target = target::Target::Llvm()};
   std::unique_ptr<CostModel> model = Model(11);
   ASSERT_TRUE(model->FitTransfer(Samples(task_b, 150, 7, 3.0)).ok());
   const std::vector<double> truth = TrueThroughputs();

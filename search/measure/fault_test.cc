@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "compiler/ops/target_facts.h"
+#include "compiler/target/target_facts.h"
 #include "search/measure/measure.h"
 #include "search/measure/testing/fault_templates.h"
 #include "search/measure/testing/test_paths.h"
@@ -20,7 +20,8 @@ namespace {
 
 using testing::FaultBehaviour;
 
-const Task kTask{testing::kFaultTemplate, {{"shape", {4, 16}}}, "llvm -mcpu=native"};
+const Task kTask{
+    testing::kFaultTemplate, {{"shape", {4, 16}}}, *target::Target::Parse("llvm -mcpu=native")};
 
 MeasureOptions Options() {
   MeasureOptions o;
@@ -34,7 +35,7 @@ MeasureOptions Options() {
 }
 
 std::vector<Config> Configs(const std::vector<FaultBehaviour>& behaviours) {
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(kTask.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(kTask.target);
   absl::StatusOr<ConfigSpace> space = Space(kTask, *facts);
   EXPECT_TRUE(space.ok()) << space.status();
   std::vector<Config> configs;

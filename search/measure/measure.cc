@@ -138,7 +138,7 @@ struct Candidate {
 
 // A task's inputs and reference outputs, drawn and computed once, in the work directory.
 struct TaskFiles {
-  ops::TargetFacts facts;
+  target::TargetFacts facts;
   std::vector<std::string> inputs;
   std::vector<std::string> references;  // empty when run.check_correctness is off
 };
@@ -176,9 +176,11 @@ absl::StatusOr<const TaskFiles*> Measurer::State::PrepareTask(const Task& task) 
                                                     std::string(status.message())));
   };
   TaskFiles files;
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(task.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
   if (!facts.ok()) return fail("", facts.status());
   files.facts = *facts;
+  // The programs run on options.run.threads: their parallel loops are sized for them.
+  if (options.run.threads > 0) files.facts.cores = options.run.threads;
   absl::StatusOr<const ops::Template*> t = ops::FindTemplate(task.template_name);
   if (!t.ok()) return fail("", t.status());
   // The logical inputs are the operator's, the same for every config: the fallback's say which.

@@ -68,7 +68,7 @@ class Measurer {
   // task's inputs or reference cannot be made (the reference's own status code), the work
   // directory is not writable, the worker cannot be started, or it is not a measure worker or
   // lacks the task's template (FailedPrecondition). Configs must be points of
-  // Space(task, ops::DescribeTarget(task.target)): the workers rebuild that space. Each
+  // Space(task, target::DescribeTarget(task.target)): the workers rebuild that space. Each
   // candidate's files are removed once it is measured. Not thread-safe: one Measure at a time.
   absl::StatusOr<std::vector<MeasureResult>> Measure(const Task& task,
                                                      const std::vector<Config>& configs);

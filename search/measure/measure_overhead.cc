@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
+#include "compiler/target/target_facts.h"
 #include "search/measure/child_process.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
@@ -51,8 +51,9 @@ int Main() {
               1e3 * start_total / kStarts);
 
   absl::StatusOr<workloads::Layer> c6 = workloads::FindLayer("C6");
-  const Task task{"conv2d_nchwc.x86", workloads::Conv2dArgs(*c6), "llvm -mcpu=native"};
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(task.target);
+  const Task task{"conv2d_nchwc.x86", workloads::Conv2dArgs(*c6),
+                  target::Target::Llvm().WithOption("mcpu", "native")};
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
   const ops::Template* t = *ops::FindTemplate(task.template_name);
   absl::StatusOr<ConfigSpace> space = Space(task, *facts);
   const Config fallback = t->fallback(*space, task.args, *facts);

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <random>
 
-#include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
+#include "compiler/target/target_facts.h"
 #include "search/measure/testing/test_paths.h"
 #include "search/measure/torch_reference.h"
 #include "search/space/config_space.h"
@@ -19,7 +19,7 @@
 namespace tessel::search {
 namespace {
 
-constexpr char kTarget[] = "llvm -mcpu=native";
+const target::Target kTarget = target::Target::Llvm().WithOption("mcpu", "native");
 
 MeasureOptions Options() {
   MeasureOptions o;
@@ -35,7 +35,7 @@ MeasureOptions Options() {
 
 // The fallback config and n distinct sampled ones (seeded).
 std::vector<Config> SomeConfigs(const Task& task, int n) {
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(task.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
   EXPECT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<ConfigSpace> space = Space(task, *facts);
   EXPECT_TRUE(space.ok()) << space.status();

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "compiler/support/status_macros.h"
+#include "compiler/target/facts_json.h"
 
 namespace tessel::search::worker {
 namespace {
@@ -28,25 +29,6 @@ absl::StatusOr<T> Field(const nlohmann::json& json, const std::string& prefix,
   } catch (const nlohmann::json::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": ", e.what()));
   }
-}
-
-nlohmann::json FactsToJson(const ops::TargetFacts& facts) {
-  return {{"target", facts.target},
-          {"vector_bits", facts.vector_bits},
-          {"cores", facts.cores},
-          {"l1_bytes", facts.l1_bytes},
-          {"l2_bytes", facts.l2_bytes}};
-}
-
-absl::StatusOr<ops::TargetFacts> FactsFromJson(const nlohmann::json& json) {
-  const std::string p = "request.facts";
-  ops::TargetFacts facts;
-  TESSEL_ASSIGN_OR_RETURN(facts.target, Field<std::string>(json, p, "target"));
-  TESSEL_ASSIGN_OR_RETURN(facts.vector_bits, Field<int>(json, p, "vector_bits"));
-  TESSEL_ASSIGN_OR_RETURN(facts.cores, Field<int>(json, p, "cores"));
-  TESSEL_ASSIGN_OR_RETURN(facts.l1_bytes, Field<int64_t>(json, p, "l1_bytes"));
-  TESSEL_ASSIGN_OR_RETURN(facts.l2_bytes, Field<int64_t>(json, p, "l2_bytes"));
-  return facts;
 }
 
 nlohmann::json RunToJson(const RunOptions& run) {
@@ -83,7 +65,7 @@ absl::StatusOr<RunOptions> RunFromJson(const nlohmann::json& json) {
 nlohmann::json ToJson(const Request& request) {
   return {{"task", request.task.ToJson()},
           {"config", request.config},
-          {"facts", FactsToJson(request.facts)},
+          {"facts", target::FactsToJson(request.facts)},
           {"library", request.library},
           {"result", request.result},
           {"inputs", request.inputs},
@@ -99,7 +81,7 @@ absl::StatusOr<Request> RequestFromJson(const nlohmann::json& json) {
   TESSEL_ASSIGN_OR_RETURN(request.task, Task::FromJson(task));
   TESSEL_ASSIGN_OR_RETURN(request.config, Field<nlohmann::json>(json, p, "config"));
   TESSEL_ASSIGN_OR_RETURN(nlohmann::json facts, Field<nlohmann::json>(json, p, "facts"));
-  TESSEL_ASSIGN_OR_RETURN(request.facts, FactsFromJson(facts));
+  TESSEL_ASSIGN_OR_RETURN(request.facts, target::FactsFromJson(facts, "request.facts"));
   TESSEL_ASSIGN_OR_RETURN(request.library, Field<std::string>(json, p, "library"));
   TESSEL_ASSIGN_OR_RETURN(request.result, Field<std::string>(json, p, "result"));
   TESSEL_ASSIGN_OR_RETURN(request.inputs, Field<std::vector<std::string>>(json, p, "inputs"));

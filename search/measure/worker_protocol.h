@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ops/target_facts.h"
+#include "compiler/target/target_facts.h"
 #include "search/measure/measure_options.h"
 #include "search/records/record.h"
 #include "search/task/task.h"
@@ -29,7 +29,7 @@ inline constexpr char kCandidateFunction[] = "candidate";
 struct Request {
   Task task;
   nlohmann::json config;  // Config::ToJson()
-  ops::TargetFacts facts;
+  target::TargetFacts facts;
   std::string library;  // the candidate's shared library: written by build, loaded by run
   std::string result;   // where the worker writes its Result
   // Logical inputs and reference outputs as .npy files (run only; no references: no check).

@@ -15,10 +15,16 @@ std::string TempPath(const std::string& name) {
 
 Request SomeRequest() {
   Request r;
-  r.task = {"dense_pack.x86", {{"m", 4}, {"n", 8}, {"k", 16}}, "llvm -mcpu=native"};
+  r.task = {"dense_pack.x86",
+            {{"m", 4}, {"n", 8}, {"k", 16}},
+            *target::Target::Parse("llvm -mcpu=native")};
   r.config = {{"index", 3}, {"knobs", {{"tile", 2}}}};
-  r.facts = {
-      .target = "llvm -mcpu=native", .vector_bits = 512, .cores = 2, .l1_bytes = 1, .l2_bytes = 2};
+  r.facts.target = *target::Target::Parse("llvm -mcpu=native");
+  r.facts.vector_bits = 512;
+  r.facts.vector_registers = 32;
+  r.facts.cores = 2;
+  r.facts.l1_bytes = 1;
+  r.facts.l2_bytes = 2;
   r.library = "/w/c1.so";
   r.result = "/w/c1.result.json";
   r.inputs = {"/w/in0.npy", "/w/in1.npy"};
@@ -39,7 +45,10 @@ TEST(WorkerProtocolTest, RequestRoundTrips) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->task, r.task);
   EXPECT_EQ(back->config, r.config);
+  EXPECT_EQ(back->facts.target, r.facts.target);
   EXPECT_EQ(back->facts.vector_bits, 512);
+  // The worker instantiates with the measuring side's register count (32 on AVX-512).
+  EXPECT_EQ(back->facts.vector_registers, 32);
   EXPECT_EQ(back->facts.cores, 2);
   EXPECT_EQ(back->facts.l2_bytes, 2);
   EXPECT_EQ(back->library, r.library);
@@ -62,6 +71,9 @@ TEST(WorkerProtocolTest, RequestErrorsNameTheField) {
   json = ToJson(SomeRequest());
   json["library"] = 3;
   EXPECT_NE(RequestFromJson(json).status().message().find("request.library: "), std::string::npos);
+  json = ToJson(SomeRequest());
+  json["facts"].erase("cores");
+  EXPECT_EQ(RequestFromJson(json).status().message(), "request.facts.cores: missing");
 }
 
 TEST(WorkerProtocolTest, ResultRoundTripsThroughAFile) {

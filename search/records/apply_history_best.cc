@@ -27,7 +27,7 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record>& records) {
     double cost = MeanCost(record.result);
     if (std::isinf(cost)) continue;
     auto [it, inserted] = best_.try_emplace(record.task.Key(), record);
-    if (inserted) targets_[WorkloadKey(record.task)].push_back(record.task.target);
+    if (inserted) targets_[WorkloadKey(record.task)].push_back(record.task.target.ToString());
     if (!inserted && cost < MeanCost(it->second.result)) it->second = record;
   }
   for (auto& [workload, targets] : targets_) std::sort(targets.begin(), targets.end());
@@ -64,7 +64,7 @@ std::vector<std::string> ApplyHistoryBest::OtherTargets(const Task& task) const 
   std::vector<std::string> others;
   if (auto it = targets_.find(WorkloadKey(task)); it != targets_.end()) {
     for (const std::string& t : it->second) {
-      if (t != task.target) others.push_back(t);
+      if (t != task.target.ToString()) others.push_back(t);
     }
   }
   return others;

@@ -4,13 +4,16 @@
 #include <string>
 #include <vector>
 
+#include "compiler/support/check.h"
 #include "search/records/record.h"
 
 // Records for tests: a task on a toy target and a config of a one-knob space ("k", values 0..n).
 namespace tessel::search::testing {
 
-inline Task ToyTask(int64_t n = 8, const std::string& target = "llvm -mcpu=native") {
-  return Task{"toy.x86", {{"n", n}, {"dtype", "float32"}}, target};
+inline Task ToyTask(int64_t n = 8, const std::string& target_text = "llvm -mcpu=native") {
+  absl::StatusOr<target::Target> target = target::Target::Parse(target_text);
+  TESSEL_CHECK(target.ok()) << target.status().message();
+  return Task{"toy.x86", {{"n", n}, {"dtype", "float32"}}, *target};
 }
 
 // A record of `task` measuring config `index` (knob "k" = index) with these costs; an error kind

@@ -27,11 +27,11 @@ absl::StatusOr<std::string> StringField(const nlohmann::json& json, const std::s
 
 std::string Task::Key() const {
   // nlohmann::json keeps object keys in a std::map, so dump() is canonical in key order.
-  return absl::StrCat(template_name, "|", args.dump(), "|", target);
+  return absl::StrCat(template_name, "|", args.dump(), "|", target.ToString());
 }
 
 nlohmann::json Task::ToJson() const {
-  return {{"template", template_name}, {"args", args}, {"target", target}};
+  return {{"template", template_name}, {"args", args}, {"target", target.ToString()}};
 }
 
 absl::StatusOr<Task> Task::FromJson(const nlohmann::json& json) {
@@ -41,7 +41,10 @@ absl::StatusOr<Task> Task::FromJson(const nlohmann::json& json) {
   }
   Task task;
   TESSEL_ASSIGN_OR_RETURN(task.template_name, StringField(json, "template"));
-  TESSEL_ASSIGN_OR_RETURN(task.target, StringField(json, "target"));
+  TESSEL_ASSIGN_OR_RETURN(const std::string target, StringField(json, "target"));
+  absl::StatusOr<target::Target> parsed = target::Target::Parse(target);
+  if (!parsed.ok()) return FieldError("target", std::string(parsed.status().message()));
+  task.target = *std::move(parsed);
   auto it = json.find("args");
   if (it == json.end()) return FieldError("args", "missing");
   if (!it->is_object()) {
@@ -52,7 +55,7 @@ absl::StatusOr<Task> Task::FromJson(const nlohmann::json& json) {
   return task;
 }
 
-absl::StatusOr<ConfigSpace> Space(const Task& task, const ops::TargetFacts& facts) {
+absl::StatusOr<ConfigSpace> Space(const Task& task, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
   return t->space(task.args, facts);
 }

@@ -13,29 +13,33 @@ namespace {
 using ::testing::HasSubstr;
 
 // A toy template: one choice knob whose values depend on the argument "n" (>= 1).
-TESSEL_REGISTER_TEMPLATE((ops::Template{
-    .name = "toy_task_test.x86",
-    .op = "toy",
-    .summary = "test only",
-    .space = [](const ops::OpArgs& args, const ops::TargetFacts&) -> absl::StatusOr<ConfigSpace> {
-      ops::ArgReader reader("toy_task_test.x86", args);
-      absl::StatusOr<int64_t> n = reader.Int("n");
-      if (!n.ok()) return n.status();
-      ConfigSpace space;
-      std::vector<int64_t> values;
-      for (int64_t v = 1; v <= *n; ++v) values.push_back(v);
-      space.define_knob("k", values);
-      return space;
-    },
-    .fallback = [](const ConfigSpace& space, const ops::OpArgs&,
-                   const ops::TargetFacts&) { return *space.Get(0); },
-    .instantiate = [](const Config&, const ops::OpArgs&, const ops::TargetFacts&)
-        -> absl::StatusOr<ops::OpProgram> { return absl::UnimplementedError("test only"); },
-}));
+TESSEL_REGISTER_TEMPLATE(
+    "cpu", (ops::Template{
+               .name = "toy_task_test.x86",
+               .op = "toy",
+               .summary = "test only",
+               .space = [](const ops::OpArgs& args,
+                           const target::TargetFacts&) -> absl::StatusOr<ConfigSpace> {
+                 ops::ArgReader reader("toy_task_test.x86", args);
+                 absl::StatusOr<int64_t> n = reader.Int("n");
+                 if (!n.ok()) return n.status();
+                 ConfigSpace space;
+                 std::vector<int64_t> values;
+                 for (int64_t v = 1; v <= *n; ++v) values.push_back(v);
+                 space.define_knob("k", values);
+                 return space;
+               },
+               .fallback = [](const ConfigSpace& space, const ops::OpArgs&,
+                              const target::TargetFacts&) { return *space.Get(0); },
+               .instantiate = [](const Config&, const ops::OpArgs&,
+                                 const target::TargetFacts&) -> absl::StatusOr<ops::OpProgram> {
+                 return absl::UnimplementedError("test only");
+               },
+           }));
 
 Task Conv() {
   return Task{"conv2d_nchwc.x86", nlohmann::json::parse(R"({"ic": 64, "h": 56, "w": 56})"),
-              "llvm -mcpu=native"};
+              *target::Target::Parse("llvm -mcpu=native")};
 }
 
 TEST(TaskTest, KeyIsTemplateArgsTarget) {
@@ -52,7 +56,7 @@ TEST(TaskTest, KeyIgnoresArgOrder) {
 TEST(TaskTest, KeyDependsOnTargetTemplateAndArgs) {
   Task a = Conv();
   Task b = a;
-  b.target = "llvm -mcpu=znver3";
+  b.target = *target::Target::Parse("llvm -mcpu=znver3");
   EXPECT_NE(a.Key(), b.Key());
   Task c = a;
   c.template_name = "conv2d_direct.x86";
@@ -83,6 +87,9 @@ TEST(TaskTest, FromJsonNamesMissingAndIllTypedFields) {
   bad_target["target"] = 3;
   EXPECT_THAT(Task::FromJson(bad_target).status().message(),
               HasSubstr("task.target: expected a string"));
+  bad_target["target"] = "rocm -mcpu=gfx90a";
+  EXPECT_THAT(Task::FromJson(bad_target).status().message(),
+              HasSubstr("task.target: target 'rocm -mcpu=gfx90a': unknown kind 'rocm'"));
 
   nlohmann::json no_args = j;
   no_args.erase("args");
@@ -98,20 +105,20 @@ TEST(TaskTest, FromJsonNamesMissingAndIllTypedFields) {
 }
 
 TEST(TaskTest, SpaceComesFromTheTemplate) {
-  Task t{"toy_task_test.x86", {{"n", 5}}, "llvm"};
-  absl::StatusOr<ConfigSpace> space = Space(t, ops::TargetFacts{});
+  Task t{"toy_task_test.x86", {{"n", 5}}, target::Target::Llvm()};
+  absl::StatusOr<ConfigSpace> space = Space(t, target::TargetFacts{});
   ASSERT_TRUE(space.ok()) << space.status();
   EXPECT_EQ(space->size(), 5);
 }
 
 TEST(TaskTest, SpaceErrors) {
-  Task unknown{"no_such_template.x86", {{"n", 5}}, "llvm"};
-  absl::Status s = Space(unknown, ops::TargetFacts{}).status();
+  Task unknown{"no_such_template.x86", {{"n", 5}}, target::Target::Llvm()};
+  absl::Status s = Space(unknown, target::TargetFacts{}).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(s.message(), HasSubstr("no_such_template.x86"));
 
-  Task bad_args{"toy_task_test.x86", {{"m", 5}}, "llvm"};
-  EXPECT_THAT(Space(bad_args, ops::TargetFacts{}).status().message(), HasSubstr("n"));
+  Task bad_args{"toy_task_test.x86", {{"m", 5}}, target::Target::Llvm()};
+  EXPECT_THAT(Space(bad_args, target::TargetFacts{}).status().message(), HasSubstr("n"));
 }
 
 }  // namespace

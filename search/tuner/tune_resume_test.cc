@@ -27,7 +27,7 @@ constexpr int kBatch = 2;
 Task DenseTask() {
   return Task{.template_name = "dense_pack.x86",
               .args = {{"m", 8}, {"n", 32}, {"k", 32}},
-              .target = "llvm"};
+              .target = target::Target::Llvm()};
 }
 
 std::string WorkerPath() {

@@ -14,28 +14,29 @@
 #include <string>
 #include <utility>
 
-#include "compiler/ops/target_facts.h"
+#include "compiler/target/target_facts.h"
 #include "search/records/log.h"
 
 namespace tessel::search {
 namespace {
 
 Task Dense(int64_t m, int64_t n, int64_t k) {
-  return Task{
-      .template_name = "dense_pack.x86", .args = {{"m", m}, {"n", n}, {"k", k}}, .target = "llvm"};
+  return Task{.template_name = "dense_pack.x86",
+              .args = {{"m", m}, {"n", n}, {"k", k}},
+              .target = target::Target::Llvm()};
 }
 
 Task Pool() {
   return Task{.template_name = "max_pool2d.x86",
               .args = {{"n", 1}, {"c", 32}, {"h", 16}, {"w", 16}, {"kh", 3}, {"kw", 3}},
-              .target = "llvm"};
+              .target = target::Target::Llvm()};
 }
 
 // Two tasks of one template with another template's in between.
 std::vector<Task> ThreeTasks() { return {Dense(16, 64, 64), Pool(), Dense(8, 32, 128)}; }
 
 int SpaceSize(const Task& task) {
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(task.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
   EXPECT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<ConfigSpace> space = Space(task, *facts);
   EXPECT_TRUE(space.ok()) << space.status();

@@ -11,10 +11,10 @@
 #include <random>
 #include <utility>
 
-#include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/target_facts.h"
 #include "costmodels/cost_model.h"
 #include "costmodels/features/feature_extractor.h"
 #include "search/explorers/explorer.h"
@@ -67,7 +67,7 @@ absl::StatusOr<std::vector<Record>> ResumedRecords(const std::string& path,
 // Samples of other tasks of the same template in the transfer logs.
 absl::StatusOr<std::vector<costmodels::Sample>> TransferSamples(const TunerOptions& options,
                                                                 const Task& task,
-                                                                const ops::TargetFacts& facts) {
+                                                                const target::TargetFacts& facts) {
   std::vector<Record> others;
   for (const std::string& path : options.transfer_from) {
     TESSEL_ASSIGN_OR_RETURN(std::vector<Record> records, ReadLog(path));
@@ -90,7 +90,7 @@ class TuningRun {
         flops_(flops),
         rng_(options.seed ^ 0x5eed7u) {}
 
-  absl::Status Setup(const ops::TargetFacts& facts);
+  absl::Status Setup(const target::TargetFacts& facts);
   absl::StatusOr<TuneResult> Run(const std::function<void(const TuneProgress&)>& on_batch);
 
  private:
@@ -119,7 +119,7 @@ class TuningRun {
   int best_trial_ = 0;  // trial count when the best so far was found
 };
 
-absl::Status TuningRun::Setup(const ops::TargetFacts& facts) {
+absl::Status TuningRun::Setup(const target::TargetFacts& facts) {
   ExplorerOptions explorer_options{.seed = options_.seed, .params = options_.explorer_params};
   TESSEL_ASSIGN_OR_RETURN(explorer_, MakeExplorer(options_.explorer, space_, explorer_options));
   if (!options_.cost_model.empty()) {
@@ -314,7 +314,7 @@ absl::StatusOr<TuneResult> Tune(const Task& task, const TunerOptions& options,
                                 const MeasureFn& measure,
                                 const std::function<void(const TuneProgress&)>& on_batch) {
   TESSEL_RETURN_IF_ERROR(CheckOptions(options));
-  TESSEL_ASSIGN_OR_RETURN(ops::TargetFacts facts, ops::DescribeTarget(task.target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(task.target));
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
   TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback,
                           ops::InstantiateFallback(*t, task.args, facts));

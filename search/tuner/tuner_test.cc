@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "compiler/ops/target_facts.h"
+#include "compiler/target/target_facts.h"
 #include "search/records/log.h"
 
 // The loop itself, with a synthetic measurement (a known cost per config, some configs failing),
@@ -20,11 +20,11 @@ namespace {
 Task DenseTask() {
   return Task{.template_name = "dense_pack.x86",
               .args = {{"m", 16}, {"n", 64}, {"k", 64}},
-              .target = "llvm"};
+              .target = target::Target::Llvm()};
 }
 
 ConfigSpace SpaceOf(const Task& task) {
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(task.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
   EXPECT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<ConfigSpace> space = Space(task, *facts);
   EXPECT_TRUE(space.ok()) << space.status();
@@ -176,8 +176,9 @@ TEST(TunerTest, EarlyStoppingEndsAfterTrialsWithoutImprovement) {
 }
 
 TEST(TunerTest, GridStopsWhenTheSpaceIsUsedUp) {
-  Task task{.template_name = "relu.x86", .args = {{"shape", {4, 8}}}, .target = "llvm"};
-  absl::StatusOr<ops::TargetFacts> facts = ops::DescribeTarget(task.target);
+  Task task{
+      .template_name = "relu.x86", .args = {{"shape", {4, 8}}}, .target = target::Target::Llvm()};
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
   ASSERT_TRUE(facts.ok());
   absl::StatusOr<ConfigSpace> space = Space(task, *facts);
   ASSERT_TRUE(space.ok()) << space.status();

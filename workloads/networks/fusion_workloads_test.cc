@@ -97,8 +97,8 @@ TEST_P(FusionWorkloadTest, CompiledWithAndWithoutFusionMatchesTheReference) {
   ASSERT_TRUE(reference.ok()) << reference.status();
   size_t steps[2] = {0, 0};
   for (bool fuse : {false, true}) {
-    absl::StatusOr<driver::CompiledModel> m =
-        driver::Compile(*g, "llvm", nullptr, {.optimize_graph = true, .fuse = fuse});
+    absl::StatusOr<driver::CompiledModel> m = driver::Compile(
+        *g, target::Target::Llvm(), nullptr, {.optimize_graph = true, .fuse = fuse});
     ASSERT_TRUE(m.ok()) << m.status();
     std::cout << want.name << (fuse ? " fused" : " unfused") << ": " << m->steps.size()
               << " steps (" << m->NumFusedSteps() << " fused)\n";

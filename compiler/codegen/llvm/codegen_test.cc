@@ -27,7 +27,7 @@ using ir::Expr;
 using ir::Var;
 
 constexpr DLDataType kF32{kDLFloat, 32, 1};
-constexpr char kHost[] = "llvm -mcpu=native";
+const target::Target kHost = *target::Target::Parse("llvm -mcpu=native");
 
 Expr Dim(int64_t v) { return ir::IntImm(ir::kInt32, v); }
 
@@ -183,7 +183,7 @@ TEST(CodegenTest, DuplicateFunctionNamesAreRefused) {
 }
 
 // The IR after optimization (or, with `assembly`, the assembly) of a*b+c under a target string.
-std::string MultiplyAddIr(const std::string& target, bool assembly = false) {
+std::string MultiplyAddIr(const std::string& target_text, bool assembly = false) {
   const int n = 64;
   te::Tensor a = te::placeholder({Dim(n)}, ir::kFloat32, "a");
   te::Tensor b = te::placeholder({Dim(n)}, ir::kFloat32, "b");
@@ -197,7 +197,8 @@ std::string MultiplyAddIr(const std::string& target, bool assembly = false) {
   std::ostringstream text;
   codegen::BuildOptions options;
   (assembly ? options.dump_asm : options.dump_ir) = &text;
-  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, target, options);
+  absl::StatusOr<runtime::Module> m =
+      codegen::Build({*f}, *target::Target::Parse(target_text), options);
   EXPECT_TRUE(m.ok()) << m.status();
   return text.str();
 }
@@ -311,7 +312,8 @@ TEST(TargetTest, ATargetThisCpuCannotRunSaysWhy) {
   absl::StatusOr<ir::PrimFunc> f =
       transforms::Lower(schedule::create_schedule({out.op()}), {a, out}, "add1");
   ASSERT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, "llvm -mcpu=skylake-avx512");
+  absl::StatusOr<runtime::Module> m =
+      codegen::Build({*f}, *target::Target::Parse("llvm -mcpu=skylake-avx512"));
   ASSERT_TRUE(m.ok()) << m.status();
   absl::StatusOr<runtime::Function> fn = m->GetFunction("add1");
   ASSERT_FALSE(fn.ok());

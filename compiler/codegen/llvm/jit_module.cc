@@ -24,6 +24,8 @@ class ObjectModuleNode : public runtime::ModuleNode {
         signatures_(std::move(signatures)),
         target_(std::move(target)) {}
 
+  std::string kind() const override { return "llvm"; }
+
   // Links the object in memory and finds every function.
   absl::Status Link() {
     auto jit = llvm::orc::LLJITBuilder().create();

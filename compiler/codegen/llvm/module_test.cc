@@ -65,7 +65,8 @@ class ModuleTest : public ::testing::Test {
 };
 
 TEST_F(ModuleTest, SharedLibraryRoundTrip) {
-  absl::StatusOr<runtime::Module> m = codegen::Build({ScaledAdd()}, "llvm -mcpu=native");
+  absl::StatusOr<runtime::Module> m =
+      codegen::Build({ScaledAdd()}, *target::Target::Parse("llvm -mcpu=native"));
   ASSERT_TRUE(m.ok()) << m.status();
   const std::string path = (dir_ / "scaled_add.so").string();
   ASSERT_TRUE(m->Save(path).ok());
@@ -94,7 +95,7 @@ TEST_F(ModuleTest, LoadErrorsNameTheFile) {
   absl::StatusOr<runtime::Module> bad = runtime::Module::Load(junk);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("cannot load module '" + junk + "'"), std::string::npos);
-  absl::StatusOr<runtime::Module> m = codegen::Build({ScaledAdd()}, "llvm");
+  absl::StatusOr<runtime::Module> m = codegen::Build({ScaledAdd()}, *target::Target::Parse("llvm"));
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->Save((dir_ / "x.dll").string()).message(),
             "cannot save '" + (dir_ / "x.dll").string() + "': the name must end in .so or .o");
@@ -104,8 +105,8 @@ TEST_F(ModuleTest, LoadErrorsNameTheFile) {
 }
 
 TEST_F(ModuleTest, AArch64ObjectIsEmittedButNotRun) {
-  absl::StatusOr<runtime::Module> m =
-      codegen::Build({ScaledAdd()}, "llvm -mtriple=aarch64-linux-gnu -mattr=+neon");
+  absl::StatusOr<runtime::Module> m = codegen::Build(
+      {ScaledAdd()}, *target::Target::Parse("llvm -mtriple=aarch64-linux-gnu -mattr=+neon"));
   ASSERT_TRUE(m.ok()) << m.status();
   const std::string path = (dir_ / "scaled_add.o").string();
   ASSERT_TRUE(m->Save(path).ok());
@@ -122,7 +123,8 @@ TEST_F(ModuleTest, AArch64ObjectIsEmittedButNotRun) {
 }
 
 TEST_F(ModuleTest, ArgumentMismatchesNameTheArgument) {
-  absl::StatusOr<runtime::Module> m = codegen::Build({ScaledAdd()}, "llvm -mcpu=native");
+  absl::StatusOr<runtime::Module> m =
+      codegen::Build({ScaledAdd()}, *target::Target::Parse("llvm -mcpu=native"));
   ASSERT_TRUE(m.ok());
   runtime::Function f = *m->GetFunction("scaled_add");
   ASSERT_TRUE(f({a_.dl(), b_.dl(), c_.dl(), int64_t{3}}).ok());

@@ -9,12 +9,24 @@
 #include "compiler/graph/op_registry.h"
 #include "compiler/graph/passes/rewriter.h"
 #include "compiler/ops/op_runner.h"
+#include "compiler/ops/strategy.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/target_facts.h"
 
 namespace tessel::graph::passes {
 namespace {
+
+// The facts of this machine's `llvm` target, where folding runs; computed once.
+const target::TargetFacts& HostFacts() {
+  static const auto* const facts = [] {
+    absl::StatusOr<target::TargetFacts> f = target::DescribeTarget(target::Target::Llvm());
+    TESSEL_CHECK(f.ok()) << f.status().message();
+    return new target::TargetFacts(*f);
+  }();
+  return *facts;
+}
 
 // Runs nodes on the host with the operator library's untuned programs. A network repeats the
 // same operator with the same arguments (a reshape per layer, say): each is compiled once.
@@ -42,8 +54,8 @@ class NodeEvaluator {
     const std::string key = absl::StrCat(node.op, "|", args.dump());
     auto it = compiled_.find(key);
     if (it == compiled_.end()) {
-      TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ReferenceTemplate(node.op));
-      const ops::TargetFacts& facts = HostFacts();
+      const target::TargetFacts& facts = HostFacts();
+      TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::SelectTemplate(node.op, args, facts));
       TESSEL_ASSIGN_OR_RETURN(ops::Instantiated inst, ops::InstantiateFallback(*t, args, facts));
       const std::string name = absl::StrCat("tessel_fold_", compiled_.size());
       TESSEL_ASSIGN_OR_RETURN(runtime::Function f,

@@ -11,8 +11,8 @@
 // constants holding its outputs, named as those outputs were. Constants that nothing reads
 // afterwards are dropped; other nodes are kept as they are (dead nodes too: see dead_code.h).
 //
-// Values are computed by the operator library's own kernels, not by a reference: the operator's
-// reference template (op_registry.h's ReferenceTemplate, the one InferTypes uses), its untuned
+// Values are computed by the operator library's own kernels, not by a reference: the template the
+// host's strategy picks (compiler/ops/strategy.h, for this machine's `llvm` target), its untuned
 // program compiled for the host and run on the logical inputs. So a folded graph computes what
 // the unfolded one would when compiled, and libtorch stays out of the compiler.
 //

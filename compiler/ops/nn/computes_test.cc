@@ -103,7 +103,7 @@ TEST(ComputesTest, InlinedChainRuns) {
   ASSERT_TRUE(s[r.op()].compute_inline().ok());
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, b, k, *out}, "chain");
   ASSERT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, "llvm");
+  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, *target::Target::Parse("llvm"));
   ASSERT_TRUE(m.ok()) << m.status();
   absl::StatusOr<runtime::Function> fn = m->GetFunction("chain");
   ASSERT_TRUE(fn.ok()) << fn.status();

@@ -2,6 +2,8 @@
 
 #include <absl/strings/str_cat.h>
 
+#include <algorithm>
+
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/support/status_macros.h"
@@ -17,6 +19,16 @@ using ir::Var;
 
 // y within [lo, hi): the padding guard.
 Expr Inside(const Expr& y, int64_t lo, int64_t hi) { return y >= Dim(lo) && y < Dim(hi); }
+
+// Whether the element (yy, xx) of conv2d_transpose's zero-inserted input (the equivalent
+// convolution's input, before its padding) holds a data element: inside, on the stride's grid.
+Expr OnStrideGrid(const Expr& yy, const Expr& xx, const Conv2dTransposeAttrs& a,
+                  const Conv2dAttrs& conv) {
+  Expr on_grid = Inside(yy, 0, conv.h) && Inside(xx, 0, conv.w);
+  if (a.stride[0] > 1) on_grid = on_grid && yy % Dim(a.stride[0]) == Dim(0);
+  if (a.stride[1] > 1) on_grid = on_grid && xx % Dim(a.stride[1]) == Dim(0);
+  return on_grid;
+}
 
 // The keys conv2d and conv2d_transpose share: sizes, stride and padding.
 template <class Attrs>
@@ -218,7 +230,44 @@ absl::StatusOr<Conv2dTransposeAttrs> ReadConv2dTransposeAttrs(const std::string&
     return r.Error("'output_padding' entries must be below the stride");
   }
   if (a.oh() < 1 || a.ow() < 1) return r.Error("the output would be empty");
+  // Index arithmetic is int32; the zero-inserted, padded input is the largest tensor.
+  const Conv2dAttrs conv = a.EquivalentConv();
+  const double largest = static_cast<double>(a.n) * std::max(a.ic, a.oc) *
+                         static_cast<double>(conv.h + conv.pad[0] + conv.pad[2]) *
+                         static_cast<double>(conv.w + conv.pad[1] + conv.pad[3]);
+  if (largest >= 2147483648.0) return r.Error("tensors of 2^31 elements or more are not supported");
   return a;
+}
+
+Conv2dTransposeNchw MakeConv2dTransposeNchw(const Conv2dTransposeAttrs& a) {
+  Conv2dTransposeNchw c;
+  const Conv2dAttrs conv = a.EquivalentConv();
+  const int64_t ph = conv.h + conv.pad[0] + conv.pad[2];
+  const int64_t pw = conv.w + conv.pad[1] + conv.pad[3];
+  c.data = te::placeholder({Dim(a.n), Dim(a.ic), Dim(a.h), Dim(a.w)}, ir::kFloat32, "data");
+  c.weight = te::placeholder({Dim(a.ic), Dim(a.oc), Dim(a.kh), Dim(a.kw)}, ir::kFloat32, "weight");
+  c.dilated = te::compute(
+      {Dim(a.n), Dim(a.ic), Dim(ph), Dim(pw)},
+      [&](Var n, Var ch, Var y, Var x) {
+        Expr yy = y - Dim(conv.pad[0]);
+        Expr xx = x - Dim(conv.pad[1]);
+        return ir::if_then_else(OnStrideGrid(yy, xx, a, conv),
+                                c.data(n, ch, yy / Dim(a.stride[0]), xx / Dim(a.stride[1])),
+                                ir::FloatImm(ir::kFloat32, 0.0));
+      },
+      "dilate_pad", {"n", "c", "y", "x"});
+  ir::IterVar rc = te::reduce_axis({Dim(0), Dim(a.ic)}, "rc");
+  ir::IterVar ry = te::reduce_axis({Dim(0), Dim(a.kh)}, "ry");
+  ir::IterVar rx = te::reduce_axis({Dim(0), Dim(a.kw)}, "rx");
+  c.out = te::compute(
+      {Dim(a.n), Dim(a.oc), Dim(a.oh()), Dim(a.ow())},
+      [&](Var n, Var o, Var y, Var x) {
+        return te::sum(c.dilated(n, rc->var, y + ry->var, x + rx->var) *
+                           c.weight(rc->var, o, Dim(a.kh - 1) - ry->var, Dim(a.kw - 1) - rx->var),
+                       {rc, ry, rx});
+      },
+      "conv2d_transpose", {"n", "oc", "oh", "ow"});
+  return c;
 }
 
 te::Tensor DilateAndPadNchwc(const te::Tensor& data, const Conv2dTransposeAttrs& a, int64_t icb) {
@@ -231,10 +280,8 @@ te::Tensor DilateAndPadNchwc(const te::Tensor& data, const Conv2dTransposeAttrs&
       [&](Var n, Var cc, Var y, Var x, Var cb) {
         Expr yy = y - Dim(conv.pad[0]);
         Expr xx = x - Dim(conv.pad[1]);
-        Expr on_grid = Inside(yy, 0, conv.h) && Inside(xx, 0, conv.w);
-        if (sy > 1) on_grid = on_grid && yy % Dim(sy) == Dim(0);
-        if (sx > 1) on_grid = on_grid && xx % Dim(sx) == Dim(0);
-        return ir::if_then_else(on_grid, data(n, cc, yy / Dim(sy), xx / Dim(sx), cb),
+        return ir::if_then_else(OnStrideGrid(yy, xx, a, conv),
+                                data(n, cc, yy / Dim(sy), xx / Dim(sx), cb),
                                 ir::FloatImm(ir::kFloat32, 0.0));
       },
       "dilate_pad", {"n", "cc", "y", "x", "cb"});

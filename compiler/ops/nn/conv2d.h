@@ -9,8 +9,9 @@
 #include "compiler/ops/op_args.h"
 #include "compiler/te/tensor.h"
 
-// conv2d and conv2d_transpose (OPERATORS.md): attributes, and the computes the x86 templates
-// schedule. Index arithmetic is int32; shapes are constants.
+// conv2d and conv2d_transpose (OPERATORS.md): attributes, the computes the x86 templates
+// schedule, and conv2d_transpose on its logical layouts. Index arithmetic is int32; shapes are
+// constants.
 namespace tessel::ops::nn {
 
 struct Conv2dAttrs {
@@ -82,8 +83,21 @@ struct Conv2dTransposeAttrs {
   Conv2dAttrs EquivalentConv() const;
 };
 
+// Reads conv2d_transpose's arguments; errors (from `what`) name the key: a missing or
+// non-positive size, padding not below the kernel, output padding not below the stride, an empty
+// output, or a tensor (the zero-inserted input included) of 2^31 elements or more.
 absl::StatusOr<Conv2dTransposeAttrs> ReadConv2dTransposeAttrs(const std::string& what,
                                                               const OpArgs& args);
+
+// conv2d_transpose on its logical layouts: data NCHW [n, ic, h, w], weight IOHW [ic, oc, kh, kw],
+// out NCHW [n, oc, oh, ow]. The stride-1 convolution of the zero-inserted, padded input (stage
+// "dilate_pad", EquivalentConv's input with its padding) with the weight flipped in both spatial
+// dimensions and read as OIHW: out[n, o, y, x] = sum over (i, ry, rx) of
+// dilate_pad[n, i, y + ry, x + rx] * weight[i, o, kh - 1 - ry, kw - 1 - rx].
+struct Conv2dTransposeNchw {
+  te::Tensor data, weight, dilated, out;
+};
+Conv2dTransposeNchw MakeConv2dTransposeNchw(const Conv2dTransposeAttrs& a);
 
 // The zero-inserted, padded input of the equivalent convolution, blocked:
 //   data [n, ic / icb, h, w, icb] -> [n, ic / icb, conv.h + pad_t + pad_b, ..., icb]

@@ -89,7 +89,7 @@ runtime::NDArray RunCompute(const te::Tensor& in, const te::Tensor& out, const r
   schedule::Schedule s = schedule::create_schedule({out.op()});
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {in, out}, "f");
   EXPECT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, "llvm");
+  absl::StatusOr<runtime::Module> m = codegen::Build({*f}, *target::Target::Parse("llvm"));
   EXPECT_TRUE(m.ok()) << m.status();
   absl::StatusOr<runtime::Function> fn = m->GetFunction("f");
   EXPECT_TRUE(fn.ok()) << fn.status();

@@ -117,7 +117,7 @@ runtime::Function Compile(const std::vector<te::Tensor>& args, const std::string
   schedule::Schedule s = schedule::create_schedule({args.back().op()});
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, args, name);
   EXPECT_TRUE(f.ok()) << f.status();
-  absl::StatusOr<runtime::Module> module = codegen::Build({*f}, "llvm");
+  absl::StatusOr<runtime::Module> module = codegen::Build({*f}, *target::Target::Parse("llvm"));
   EXPECT_TRUE(module.ok()) << module.status();
   absl::StatusOr<runtime::Function> fn = module->GetFunction(name);
   EXPECT_TRUE(fn.ok()) << fn.status();

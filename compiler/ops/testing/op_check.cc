@@ -18,7 +18,7 @@ absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
   return ops::CompareOutputs(got, want, Tolerance{options.atol, options.rtol});
 }
 
-std::string NotRunHere(const std::string& target) {
+std::string NotRunHere(const target::Target& target) {
   std::string why = tessel::testing::WhyNotRunnable(target);
   if (!why.empty()) {
     ::testing::Test::RecordProperty("not_run", absl::StrCat("compiled and assembled only: ", why));
@@ -27,7 +27,7 @@ std::string NotRunHere(const std::string& target) {
 }
 
 absl::StatusOr<std::optional<runtime::Function>> CompileToCheck(const OpProgram& program,
-                                                                const std::string& target) {
+                                                                const target::Target& target) {
   // One build either way: the module holds the assembled object before any function is asked for.
   TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func,
                           transforms::Lower(program.schedule, program.args, "op"));
@@ -43,7 +43,7 @@ absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Co
   auto annotate = [&](const absl::Status& s) {
     return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
   };
-  TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
   absl::StatusOr<OpProgram> program = t.instantiate(config, args, facts);
   if (!program.ok()) return annotate(program.status());
   absl::StatusOr<std::optional<runtime::Function>> f = CompileToCheck(*program, options.target);
@@ -60,7 +60,7 @@ absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Co
 }
 
 absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOptions& options) {
-  TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
   TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
   return CheckConfig(t, args, t.fallback(space, args, facts), options);
 }
@@ -68,7 +68,7 @@ absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOpt
 absl::Status ForFallbackAndRandomConfigs(
     const Template& t, const OpArgs& args, int n, const CheckOptions& options,
     const std::function<absl::Status(const search::Config&)>& check) {
-  TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
   TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
   std::mt19937_64 rng(options.seed);
   const search::Config fallback = t.fallback(space, args, facts);

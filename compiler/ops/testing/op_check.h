@@ -31,7 +31,7 @@ struct CheckOptions {
   double rtol = 1e-3;
   uint32_t seed = 1;
   // The tests' target: testing::TestTarget(), strict IEEE unless a test asks for contraction.
-  std::string target = tessel::testing::TestTarget();
+  target::Target target = tessel::testing::TestTarget();
 };
 
 // got against want with options' tolerances.
@@ -40,13 +40,13 @@ absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
 
 // Empty when code for target runs here; otherwise the reason, recorded as the current test's
 // `not_run` property (the caller then compiles without running).
-std::string NotRunHere(const std::string& target);
+std::string NotRunHere(const target::Target& target);
 
 // Compiles program for target as function "op". Where code for target cannot run on this CPU
 // (NotRunHere), it is compiled and assembled all the same, and nullopt comes back: a check
 // stops there.
 absl::StatusOr<std::optional<runtime::Function>> CompileToCheck(const OpProgram& program,
-                                                                const std::string& target);
+                                                                const target::Target& target);
 
 // One config of template t on args, against libtorch.
 absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Config& config,

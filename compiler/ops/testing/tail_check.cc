@@ -39,7 +39,7 @@ absl::Status CheckTailConfig(const Template& t, const OpArgs& args, const search
     return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
   };
   if (!t.instantiate_with_tail) return annotate(absl::FailedPreconditionError("takes no tail"));
-  TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
   absl::StatusOr<OpProgram> plain = t.instantiate(config, args, facts);
   if (!plain.ok()) return annotate(plain.status());
   const std::vector<int64_t> shape = plain->logical_outputs.at(0).shape;

@@ -58,7 +58,7 @@ std::vector<ir::Expr> Dims(const std::vector<int64_t>& shape) {
 
 // The program of template `name`, with `tail` fused into its output stage when given.
 absl::StatusOr<OpProgram> Instantiate(const char* name, bool batched, const search::Config& config,
-                                      const OpArgs& args, const TargetFacts& facts,
+                                      const OpArgs& args, const target::TargetFacts& facts,
                                       const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(MatmulArgs a, ReadArgs(name, batched, args));
   const MatrixTiles t = ReadMatrixTiles(config);
@@ -106,8 +106,9 @@ Template MakeTemplate(const char* name, bool batched) {
   t.op = batched ? "batch_matmul" : "matmul";
   t.summary = batched ? "batch_matmul in register tiles, b optionally packed into panels"
                       : "matmul in register tiles, b optionally packed into panels";
-  t.space = [name, batched](const OpArgs& args,
-                            const TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
+  t.space = [name, batched](
+                const OpArgs& args,
+                const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
     TESSEL_ASSIGN_OR_RETURN(MatmulArgs a, ReadArgs(name, batched, args));
     search::ConfigSpace space;
     DefineMatrixTileKnobs(space, a.m, a.n, a.k, facts);
@@ -119,7 +120,7 @@ Template MakeTemplate(const char* name, bool batched) {
     return space;
   };
   t.fallback = [name, batched](const search::ConfigSpace& space, const OpArgs& args,
-                               const TargetFacts& facts) {
+                               const target::TargetFacts& facts) {
     const MatmulArgs a = *ReadArgs(name, batched, args);  // space has read them
     nlohmann::json knobs = MatrixTileFallback(a.m, a.n, a.k, facts);
     const int64_t cols = knobs["tile_x"][2].get<int64_t>();
@@ -129,11 +130,12 @@ Template MakeTemplate(const char* name, bool batched) {
     return ConfigFromKnobs(space, knobs);
   };
   t.instantiate = [name, batched](const search::Config& config, const OpArgs& args,
-                                  const TargetFacts& facts) {
+                                  const target::TargetFacts& facts) {
     return Instantiate(name, batched, config, args, facts, nullptr);
   };
   t.instantiate_with_tail = [name, batched](const search::Config& config, const OpArgs& args,
-                                            const TargetFacts& facts, const OutputTail& tail) {
+                                            const target::TargetFacts& facts,
+                                            const OutputTail& tail) {
     return Instantiate(name, batched, config, args, facts, &tail);
   };
   return t;
@@ -141,7 +143,7 @@ Template MakeTemplate(const char* name, bool batched) {
 
 }  // namespace
 
-TESSEL_REGISTER_TEMPLATE(MakeTemplate("matmul_tiled.x86", false));
-TESSEL_REGISTER_TEMPLATE(MakeTemplate("batch_matmul_tiled.x86", true));
+TESSEL_REGISTER_TEMPLATE("cpu", MakeTemplate("matmul_tiled.x86", false));
+TESSEL_REGISTER_TEMPLATE("cpu", MakeTemplate("batch_matmul_tiled.x86", true));
 
 }  // namespace tessel::ops::x86

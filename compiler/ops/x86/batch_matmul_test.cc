@@ -31,7 +31,7 @@ testing::CheckOptions Loose() {
 
 // The fallback with pack_b forced to `pack`.
 absl::Status CheckPacking(const Template& t, const OpArgs& args, int pack) {
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(Loose().target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(Loose().target);
   if (!facts.ok()) return facts.status();
   absl::StatusOr<search::ConfigSpace> space = t.space(args, *facts);
   if (!space.ok()) return space.status();
@@ -65,7 +65,7 @@ TEST(MatmulTiledTest, BothPackingChoices) {
 TEST(MatmulTiledTest, PackingFilter) {
   // Column tiles that do not divide n need the packed (zero-padded) b.
   const Template& t = Get("matmul_tiled.x86");
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(Loose().target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(Loose().target);
   ASSERT_TRUE(facts.ok());
   absl::StatusOr<search::ConfigSpace> space = t.space(Mm(8, 13, 8), *facts);
   ASSERT_TRUE(space.ok());
@@ -105,7 +105,7 @@ TEST(BatchMatmulTiledTest, BothPackingChoicesAndRandomConfigs) {
 }
 
 TEST(BatchMatmulTiledTest, ArgumentErrorsNameTheKey) {
-  TargetFacts facts;
+  target::TargetFacts facts;
   absl::StatusOr<search::ConfigSpace> s = Get("batch_matmul_tiled.x86").space(Mm(2, 2, 2), facts);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("'batch'"));

@@ -11,7 +11,7 @@
 namespace tessel::ops::x86 {
 
 inline absl::StatusOr<search::Config> FallbackWithOverrides(const Template& t, const OpArgs& args,
-                                                            const TargetFacts& facts,
+                                                            const target::TargetFacts& facts,
                                                             const nlohmann::json& overrides) {
   absl::StatusOr<search::ConfigSpace> space = t.space(args, facts);
   if (!space.ok()) return space.status();

@@ -61,7 +61,7 @@ absl::StatusOr<Args> ReadArgs(const OpArgs& args) {
 // columns; they need not divide the row, unless the channels leave a partial word (two guards
 // in one loop nest would keep loop partitioning from sparing the whole rows).
 absl::Status SchedulePlanes(schedule::Schedule& s, const te::Tensor& planes, int64_t channels,
-                            const TargetFacts& facts) {
+                            const target::TargetFacts& facts) {
   schedule::Stage stage = s[planes];
   const auto* c = planes.op().as<te::ComputeOpNode>();
   const int64_t width = *ir::AsConstInt(c->shape[4]);
@@ -104,7 +104,7 @@ search::AnnotateOptions UnrollOrNot() {
   return o;
 }
 
-absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts& facts) {
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(Args a, ReadArgs(args));
   search::ConfigSpace space;
   DefineMatrixTileKnobs(space, a.conv.ow(), a.conv.oc, nn::BitWords(a.conv.ic), facts);
@@ -113,7 +113,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 }
 
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   const Args a = *ReadArgs(args);  // Space has read them
   nlohmann::json knobs = MatrixTileFallback(a.conv.ow(), a.conv.oc, nn::BitWords(a.conv.ic), facts);
   knobs["ann_reduce"] = {"unroll", "unroll"};
@@ -121,7 +121,7 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
 }
 
 absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
-                                      const TargetFacts& facts) {
+                                      const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(Args a, ReadArgs(args));
   const nn::Conv2dAttrs& cv = a.conv;
   const MatrixTiles t = ReadMatrixTiles(config);
@@ -193,6 +193,6 @@ Template MakeBitserialConv2dTemplate() {
 
 }  // namespace
 
-TESSEL_REGISTER_TEMPLATE(MakeBitserialConv2dTemplate());
+TESSEL_REGISTER_TEMPLATE("cpu", MakeBitserialConv2dTemplate());
 
 }  // namespace tessel::ops::x86

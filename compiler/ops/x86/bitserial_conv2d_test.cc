@@ -70,7 +70,7 @@ TEST(BitserialConv2dTest, RandomConfigs) {
 }
 
 TEST(BitserialConv2dTest, ArgumentErrorsNameTheKey) {
-  TargetFacts facts;
+  target::TargetFacts facts;
   auto message = [&](const OpArgs& args) {
     absl::StatusOr<search::ConfigSpace> s = BitserialConv().space(args, facts);
     return s.ok() ? std::string("ok") : std::string(s.status().message());

@@ -49,7 +49,7 @@ int64_t LargestPow2Dividing(int64_t v, int64_t cap) {
 // The data's planes [m, bits, words]: the loop over a word's 32 bits outside the words, whose
 // vectors (as many words as divide evenly, up to a register) each read one vector of data.
 absl::Status SchedulePlanes(schedule::Schedule& s, const te::Tensor& planes,
-                            const TargetFacts& facts) {
+                            const target::TargetFacts& facts) {
   schedule::Stage stage = s[planes];
   const auto* c = planes.op().as<te::ComputeOpNode>();
   const int64_t words = *ir::AsConstInt(c->shape[2]);
@@ -69,7 +69,7 @@ search::AnnotateOptions UnrollOrNot() {
   return o;
 }
 
-absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts& facts) {
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(Args a, ReadArgs(args));
   search::ConfigSpace space;
   DefineMatrixTileKnobs(space, a.m, a.n, nn::BitWords(a.k), facts);
@@ -78,7 +78,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 }
 
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   const Args a = *ReadArgs(args);  // Space has read them
   nlohmann::json knobs = MatrixTileFallback(a.m, a.n, nn::BitWords(a.k), facts);
   knobs["ann_reduce"] = {"unroll", "unroll"};
@@ -86,7 +86,7 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
 }
 
 absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
-                                      const TargetFacts& facts) {
+                                      const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(Args a, ReadArgs(args));
   const MatrixTiles t = ReadMatrixTiles(config);
   const int64_t bn = t.cols(), panels = t.padded_n() / bn, words = nn::BitWords(a.k);
@@ -145,6 +145,6 @@ Template MakeBitserialDenseTemplate() {
 
 }  // namespace
 
-TESSEL_REGISTER_TEMPLATE(MakeBitserialDenseTemplate());
+TESSEL_REGISTER_TEMPLATE("cpu", MakeBitserialDenseTemplate());
 
 }  // namespace tessel::ops::x86

@@ -47,7 +47,7 @@ TEST(BitserialDensePackTest, BipolarFallback) {
 TEST(BitserialDensePackTest, Avx2TargetFallback) {
   // No vector popcount instruction: LLVM expands it.
   testing::CheckOptions o;
-  o.target = "llvm -mcpu=haswell";
+  o.target = tessel::testing::ParseTarget("llvm -mcpu=haswell");
   for (const OpArgs& args : {Args(3, 40, 200, 2, 2), Args(5, 17, 64, 2, 1, false)}) {
     absl::Status s = testing::CheckFallback(BitserialDense(), args, o);
     EXPECT_TRUE(s.ok()) << s;
@@ -62,7 +62,7 @@ TEST(BitserialDensePackTest, RandomConfigs) {
 }
 
 TEST(BitserialDensePackTest, ArgumentErrorsNameTheKey) {
-  TargetFacts facts;
+  target::TargetFacts facts;
   absl::StatusOr<search::ConfigSpace> s = BitserialDense().space(Args(4, 4, 4, 2, 2, false), facts);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("'weight_bits'"));

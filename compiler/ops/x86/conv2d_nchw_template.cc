@@ -24,7 +24,7 @@ using schedule::Stage;
 
 constexpr char kName[] = "conv2d_nchw.x86";
 
-absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&) {
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts&) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(kName, args));
   search::ConfigSpace space;
   space.define_split("tile_oc", a.oc,
@@ -41,7 +41,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 // channels to fill 3/8 of the vector registers with accumulators (12 of AVX-512's 32, 6 of
 // AVX2's 16).
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   const nn::Conv2dAttrs a = *nn::ReadConv2dAttrs(kName, args);
   const int64_t lanes = std::max(facts.lanes(), 4);
   const int64_t owv = LargestDivisorAtMost(a.ow(), lanes);
@@ -114,14 +114,14 @@ Template Make() {
       "direct conv2d in NCHW, any groups: channel tile x vectorized output columns",
       Space,
       Fallback,
-      [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
         return InstantiateWithTail(config, args, nullptr);
       },
-      [](const search::Config& config, const OpArgs& args, const TargetFacts&,
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts&,
          const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); }};
 }
 
-TESSEL_REGISTER_TEMPLATE(Make());
+TESSEL_REGISTER_TEMPLATE("cpu", Make());
 
 }  // namespace
 }  // namespace tessel::ops::x86

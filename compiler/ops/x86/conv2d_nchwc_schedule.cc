@@ -47,7 +47,7 @@ struct RegisterTile {
   int64_t accumulators(int64_t lanes) const { return (ocb + lanes - 1) / lanes * reg_h * reg_n; }
 };
 
-RegisterTile ChooseRegisterTile(const nn::Conv2dAttrs& a, const TargetFacts& facts) {
+RegisterTile ChooseRegisterTile(const nn::Conv2dAttrs& a, const target::TargetFacts& facts) {
   const int64_t lanes = std::max(facts.lanes(), 4);
   const int64_t budget = std::max(facts.vector_registers / 2, 1);
   std::vector<int64_t> blocks;
@@ -113,7 +113,7 @@ void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a
 //             faster than value 0 and left C1, C3, C4 within noise (0.98-1.01); the 200-trial
 //             Zen 3 tunings (results/tuned_table2/znver3) chose 1 on C3, C5 and C8.
 search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
-                                   const TargetFacts& facts) {
+                                   const target::TargetFacts& facts) {
   const RegisterTile tile = ChooseRegisterTile(a, facts);
   const int64_t icb = LargestDivisorAtMost(a.ic, 16);
   const int64_t input = a.ic * a.h * a.w, weights = a.oc * a.ic * a.kh * a.kw;

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "compiler/ops/nn/conv2d.h"
-#include "compiler/ops/target_facts.h"
 #include "compiler/ops/template.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
 
 // The x86 schedule of a blocked (NCHW[x]c) convolution, shared by conv2d_nchwc.x86 and
@@ -50,7 +50,7 @@ struct Conv2dNchwcKnobs {
 void DefineConv2dNchwcSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a);
 // The untuned choice for this target (see the .cc for the reasoning).
 search::Config Conv2dNchwcFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
-                                   const TargetFacts& facts);
+                                   const target::TargetFacts& facts);
 Conv2dNchwcKnobs ReadConv2dNchwcKnobs(const search::Config& config);
 
 // Schedules c (made with the knobs' icb and ocb) in s. `stored`: the tensor the program stores,

@@ -20,17 +20,17 @@ const Template& Nchwc() {
   return **t;
 }
 
-TargetFacts Avx512() {
-  TargetFacts facts;
-  facts.target = "llvm -mcpu=skylake-avx512";
+target::TargetFacts Avx512() {
+  target::TargetFacts facts;
+  facts.target = tessel::testing::ParseTarget("llvm -mcpu=skylake-avx512");
   facts.vector_bits = 512;
   facts.vector_registers = 32;
   return facts;
 }
 
-TargetFacts Avx2() {
-  TargetFacts facts;
-  facts.target = "llvm -mcpu=haswell";
+target::TargetFacts Avx2() {
+  target::TargetFacts facts;
+  facts.target = tessel::testing::ParseTarget("llvm -mcpu=haswell");
   facts.vector_bits = 256;
   facts.vector_registers = 16;
   return facts;
@@ -73,7 +73,7 @@ TEST(Conv2dNchwcSpaceTest, FallbackRegisterTileFitsTheTarget) {
       {"C4", SquareConvArgs(64, 56, 128, 3, 2, 1), true, 64, 1, 4, 1},
   };
   for (const Case& c : cases) {
-    const TargetFacts facts = c.avx512 ? Avx512() : Avx2();
+    const target::TargetFacts facts = c.avx512 ? Avx512() : Avx2();
     absl::StatusOr<search::ConfigSpace> space = Nchwc().space(c.args, facts);
     ASSERT_TRUE(space.ok()) << space.status();
     const search::Config f = Nchwc().fallback(*space, c.args, facts);
@@ -124,7 +124,7 @@ TEST(Conv2dNchwcSpaceTest, SpaceOfTable2C1AndC6) {
 // point the filters let through).
 TEST(Conv2dNchwcSpaceTest, EveryPointOfASmallSpaceLowers) {
   const OpArgs args = SquareConvArgs(4, 7, 8, 3, 2, 1);
-  const TargetFacts facts = Avx512();
+  const target::TargetFacts facts = Avx512();
   absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, facts);
   ASSERT_TRUE(space.ok()) << space.status();
   int64_t lowered = 0;
@@ -147,7 +147,7 @@ TEST(Conv2dNchwcSpaceTest, EveryPointOfASmallSpaceLowers) {
 // height (15) has odd factors only.
 TEST(Conv2dNchwcSpaceTest, EveryNewKnobCombinationComputes) {
   const OpArgs args = SquareConvArgs(8, 15, 16, 3, 1, 1);
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(Loose().target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(Loose().target);
   ASSERT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, *facts);
   ASSERT_TRUE(space.ok()) << space.status();

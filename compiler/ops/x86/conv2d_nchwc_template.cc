@@ -23,7 +23,7 @@ absl::StatusOr<nn::Conv2dAttrs> ReadAttrs(const OpArgs& args) {
   return a;
 }
 
-absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&) {
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts&) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   search::ConfigSpace space;
   DefineConv2dNchwcSpace(space, a);
@@ -31,13 +31,13 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 }
 
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   return Conv2dNchwcFallback(space, *ReadAttrs(args), facts);
 }
 
 // The program, with `tail` fused into its output stage when given.
 absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
-                                              const TargetFacts&, const OutputTail* tail) {
+                                              const target::TargetFacts&, const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
   nn::Conv2dNchwc c = nn::MakeConv2dNchwc(a, k.icb, k.ocb);
@@ -73,19 +73,19 @@ Template Make() {
       "conv2d in NCHW[x]c: register tile of output rows x width x channel block",
       Space,
       Fallback,
-      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts) {
         return InstantiateWithTail(config, args, facts, nullptr);
       },
-      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts,
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts,
          const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); },
-      [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
         const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
         const nn::Conv2dAttrs a = *ReadAttrs(args);
         return ExactBlocks(a.ic, a.oc, k.icb, k.ocb);
       }};
 }
 
-TESSEL_REGISTER_TEMPLATE(Make());
+TESSEL_REGISTER_TEMPLATE("cpu", Make());
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -123,7 +123,7 @@ TEST(Conv2dTransposeTest, DcganLayersAwkwardAndRandom) {
 }
 
 TEST(Conv2dTemplatesTest, BadArgumentsNameTheKey) {
-  const TargetFacts facts;
+  const target::TargetFacts facts;
   auto error = [&](const std::string& name, const OpArgs& args) {
     absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, facts);
     EXPECT_FALSE(space.ok());
@@ -151,7 +151,7 @@ TEST(Conv2dTemplatesTest, BadArgumentsNameTheKey) {
 }
 
 TEST(Conv2dTemplatesTest, ConfigOutsideTheSpaceIsAClearError) {
-  const TargetFacts facts;
+  const target::TargetFacts facts;
   const OpArgs args = SquareConvArgs(64, 56, 64, 3, 1, 1);
   absl::StatusOr<search::ConfigSpace> space = Get("conv2d_nchwc.x86").space(args, facts);
   ASSERT_TRUE(space.ok()) << space.status();

@@ -18,7 +18,7 @@ namespace {
 
 constexpr char kName[] = "conv2d_transpose_nchwc.x86";
 
-absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&) {
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts&) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dTransposeAttrs a, nn::ReadConv2dTransposeAttrs(kName, args));
   search::ConfigSpace space;
   DefineConv2dNchwcSpace(space, a.EquivalentConv());
@@ -26,7 +26,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 }
 
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   return Conv2dNchwcFallback(space, nn::ReadConv2dTransposeAttrs(kName, args)->EquivalentConv(),
                              facts);
 }
@@ -78,19 +78,19 @@ Template Make() {
                   "conv2d_transpose as a stride-1 NCHW[x]c convolution of the zero-inserted input",
                   Space,
                   Fallback,
-                  [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
                     return InstantiateWithTail(config, args, nullptr);
                   },
-                  [](const search::Config& config, const OpArgs& args, const TargetFacts&,
+                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&,
                      const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); },
-                  [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
                     const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
                     const nn::Conv2dTransposeAttrs a = *nn::ReadConv2dTransposeAttrs(kName, args);
                     return ExactBlocks(a.ic, a.oc, k.icb, k.ocb);
                   }};
 }
 
-TESSEL_REGISTER_TEMPLATE(Make());
+TESSEL_REGISTER_TEMPLATE("cpu", Make());
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -25,12 +25,13 @@
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/host_target.h"
 #include "compiler/te/compute.h"
 
 namespace tessel::ops {
 namespace {
 
-constexpr char kTarget[] = "llvm -mcpu=native -fast-math-contract";
+const target::Target kTarget = target::NativeTarget();
 
 // Median seconds per call of f on args (inputs then outputs, all float32, filled with small
 // values so no denormals or NaNs slow anything down).
@@ -57,7 +58,7 @@ absl::StatusOr<double> TimeCall(const runtime::Function& f, const std::vector<te
 // ms of each stage of the program for config, compiled alone.
 absl::StatusOr<std::vector<double>> TimeStages(const nn::Conv2dAttrs& a,
                                                const search::Config& config,
-                                               const TargetFacts& facts) {
+                                               const target::TargetFacts& facts) {
   const x86::WinogradKnobs k = x86::ReadWinogradKnobs(config);
   std::vector<double> ms;
   for (x86::WinogradStage stage :
@@ -126,8 +127,9 @@ int Run(int argc, char** argv) {
               "config");
   for (int nt : threads) {
     runtime::ThreadPool::Global().SetNumThreads(nt);
-    absl::StatusOr<TargetFacts> facts = DescribeTarget(kTarget);
+    absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(kTarget);
     if (!facts.ok()) return std::fprintf(stderr, "%s\n", facts.status().ToString().c_str()), 1;
+    facts->cores = nt;
     for (const Layer& l : kLayers) {
       if (std::find(layers.begin(), layers.end(), l.name) == layers.end()) continue;
       const OpArgs args = {{"n", 1},      {"ic", l.channels},   {"h", l.size},

@@ -22,10 +22,10 @@ constexpr int64_t kMaxColumnVectors = 4;
 int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
 // Channel block: one vector of float32 (at least 4, the narrowest SIMD).
-int64_t Block(const TargetFacts& facts) { return std::max(facts.lanes(), 4); }
+int64_t Block(const target::TargetFacts& facts) { return std::max(facts.lanes(), 4); }
 
 // Accumulators, one vector per column of U and the broadcast row value must fit the registers.
-bool RegisterTileFits(int64_t rows, int64_t columns, const TargetFacts& facts) {
+bool RegisterTileFits(int64_t rows, int64_t columns, const target::TargetFacts& facts) {
   const int64_t vectors = columns / Block(facts);
   return rows * vectors + vectors + 1 <= facts.vector_registers;
 }
@@ -43,7 +43,7 @@ absl::Status Unroll(Stage& stage, const std::vector<IterVar>& axes, bool unroll)
 // Fuses adjacent loops outer .. inner (outermost first) and runs the result in parallel when
 // the target has more than one core.
 absl::Status FuseParallel(Stage& stage, const std::vector<IterVar>& loops,
-                          const TargetFacts& facts) {
+                          const target::TargetFacts& facts) {
   IterVar fused = loops.front();
   for (size_t i = 1; i < loops.size(); ++i) {
     TESSEL_ASSIGN_OR_RETURN(fused, stage.fuse(fused, loops[i]));
@@ -53,7 +53,8 @@ absl::Status FuseParallel(Stage& stage, const std::vector<IterVar>& loops,
 }
 
 // The padded input as its own stage: rows in parallel, the channel block vectorized.
-absl::Status SchedulePad(schedule::Schedule& s, const WinogradConv& c, const TargetFacts& facts) {
+absl::Status SchedulePad(schedule::Schedule& s, const WinogradConv& c,
+                         const target::TargetFacts& facts) {
   Stage st = s[c.padded];
   const auto& ax = Axes(c.padded);  // n, cb, y, x, ci
   TESSEL_RETURN_IF_ERROR(FuseParallel(st, {ax[0], ax[1], ax[2]}, facts));
@@ -62,7 +63,7 @@ absl::Status SchedulePad(schedule::Schedule& s, const WinogradConv& c, const Tar
 
 // V: per (tile, channel block) the whole alpha x alpha transform, channel block vectorized.
 absl::Status ScheduleDataTransform(schedule::Schedule& s, const WinogradConv& c,
-                                   const WinogradKnobs& k, const TargetFacts& facts) {
+                                   const WinogradKnobs& k, const target::TargetFacts& facts) {
   Stage st = s[c.v];
   const auto& ax = Axes(c.v);  // eps, nu, p, c
   TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult ch, st.split(ax[3], static_cast<int>(c.layout.block)));
@@ -77,7 +78,7 @@ absl::Status ScheduleDataTransform(schedule::Schedule& s, const WinogradConv& c,
 // M: gemm.cc's register tiling per (eps, nu): tile_p rows (tiles, unrolled) x tile_oc columns
 // (output channels, vectorized) accumulated in registers over the input channels.
 absl::Status ScheduleGemm(schedule::Schedule& s, const WinogradConv& c, const WinogradKnobs& k,
-                          const TargetFacts& facts) {
+                          const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(te::Tensor acc, s.cache_write(c.m, "local"));
   Stage st = s[c.m];
   const auto& ax = Axes(c.m);  // eps, nu, p, o
@@ -103,7 +104,7 @@ absl::Status ScheduleGemm(schedule::Schedule& s, const WinogradConv& c, const Wi
 // Y: per (tile, output channel block) the m x m inverse transform, channel block vectorized.
 // With a tail, its stage takes these loops and computes the transform inline.
 absl::Status ScheduleInverse(schedule::Schedule& s, const WinogradConv& c, const WinogradKnobs& k,
-                             const TargetFacts& facts) {
+                             const target::TargetFacts& facts) {
   if (!c.stored.op().same_as(c.out.op())) TESSEL_RETURN_IF_ERROR(s[c.out].compute_inline());
   Stage st = s[c.stored];
   const auto& ax = Axes(c.stored);  // n, ob, th, vh, tw, vw, c
@@ -135,7 +136,7 @@ int NonZeros(const nn::Matrix& mat) {
 // multiplies per output and channel pair against F(2x2)'s 4, but over whole 4 x 4 tiles (more
 // overhang on small outputs), with costlier transforms, and it reads 36 / 16 times as many
 // transformed weights: on late layers with few tiles per weight the product waits for memory.
-double WinogradCost(const nn::Conv2dAttrs& a, int m, const TargetFacts& facts) {
+double WinogradCost(const nn::Conv2dAttrs& a, int m, const target::TargetFacts& facts) {
   const nn::WinogradGeometry geo{a, m};
   const nn::WinogradMatrices mats = *nn::Winograd3x3(m);
   const double icp = RoundUp(a.ic, Block(facts)), ocp = RoundUp(a.oc, Block(facts));
@@ -155,7 +156,7 @@ double WinogradCost(const nn::Conv2dAttrs& a, int m, const TargetFacts& facts) {
 }  // namespace
 
 void DefineConv2dWinogradSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a,
-                               const TargetFacts& facts) {
+                               const target::TargetFacts& facts) {
   const int64_t block = Block(facts);
   const int64_t icp = RoundUp(a.ic, block), ocp = RoundUp(a.oc, block);
   space.define_knob("tile_size", {2, 4});
@@ -193,7 +194,7 @@ WinogradKnobs ReadWinogradKnobs(const search::Config& config) {
 }
 
 search::Config Conv2dWinogradFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
-                                      const TargetFacts& facts) {
+                                      const target::TargetFacts& facts) {
   const int64_t block = Block(facts);
   const int64_t ocp = RoundUp(a.oc, block);
   int best_m = 4;
@@ -245,7 +246,7 @@ search::Config Conv2dWinogradFallback(const search::ConfigSpace& space, const nn
 }
 
 WinogradLayout MakeWinogradLayout(const nn::Conv2dAttrs& a, const WinogradKnobs& k,
-                                  const TargetFacts& facts) {
+                                  const target::TargetFacts& facts) {
   WinogradLayout l;
   l.block = Block(facts);
   l.ic_padded = RoundUp(a.ic, l.block);
@@ -255,7 +256,7 @@ WinogradLayout MakeWinogradLayout(const nn::Conv2dAttrs& a, const WinogradKnobs&
 }
 
 WinogradConv MakeWinogradConv(const nn::Conv2dAttrs& a, const WinogradKnobs& k,
-                              const TargetFacts& facts) {
+                              const target::TargetFacts& facts) {
   WinogradConv c;
   c.geo = nn::WinogradGeometry{a, k.m};
   absl::StatusOr<nn::WinogradMatrices> mats = nn::Winograd3x3(k.m);
@@ -294,7 +295,7 @@ std::vector<ir::Expr> WinogradToLogical(const std::vector<ir::Expr>& tiled,
 
 absl::Status ScheduleWinogradStage(schedule::Schedule& s, const WinogradConv& c,
                                    WinogradStage stage, const WinogradKnobs& k,
-                                   const TargetFacts& facts) {
+                                   const target::TargetFacts& facts) {
   switch (stage) {
     case WinogradStage::kData:
       if (k.pad_inline || PadIsCopy(c.geo)) {
@@ -312,7 +313,7 @@ absl::Status ScheduleWinogradStage(schedule::Schedule& s, const WinogradConv& c,
 }
 
 absl::Status ScheduleConv2dWinograd(schedule::Schedule& s, const WinogradConv& c,
-                                    const WinogradKnobs& k, const TargetFacts& facts) {
+                                    const WinogradKnobs& k, const target::TargetFacts& facts) {
   for (WinogradStage stage :
        {WinogradStage::kData, WinogradStage::kGemm, WinogradStage::kInverse}) {
     TESSEL_RETURN_IF_ERROR(ScheduleWinogradStage(s, c, stage, k, facts));

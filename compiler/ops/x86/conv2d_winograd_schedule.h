@@ -7,8 +7,8 @@
 
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/winograd.h"
-#include "compiler/ops/target_facts.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
 
 // The x86 schedule of Winograd conv2d (nn/winograd.h) for 3x3 stride-1 layers, with the kernel
@@ -71,20 +71,20 @@ struct WinogradConv {
 
 // Declares the knobs for conv2d attributes a (already checked: 3x3, stride 1, groups 1).
 void DefineConv2dWinogradSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a,
-                               const TargetFacts& facts);
+                               const target::TargetFacts& facts);
 WinogradKnobs ReadWinogradKnobs(const search::Config& config);
 // The untuned choice for this machine.
 search::Config Conv2dWinogradFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
-                                      const TargetFacts& facts);
+                                      const target::TargetFacts& facts);
 
 WinogradLayout MakeWinogradLayout(const nn::Conv2dAttrs& a, const WinogradKnobs& k,
-                                  const TargetFacts& facts);
+                                  const target::TargetFacts& facts);
 // The computes for a and k (inputs as placeholders); stored is out.
 WinogradConv MakeWinogradConv(const nn::Conv2dAttrs& a, const WinogradKnobs& k,
-                              const TargetFacts& facts);
+                              const target::TargetFacts& facts);
 // Schedules every stage of c in s (a schedule of c.out).
 absl::Status ScheduleConv2dWinograd(schedule::Schedule& s, const WinogradConv& c,
-                                    const WinogradKnobs& k, const TargetFacts& facts);
+                                    const WinogradKnobs& k, const target::TargetFacts& facts);
 
 // The logical (NCHW) index of an element [n, oc / block, th, vh, tw, vw, block] of the output
 // in whole tiles. The tiles' overhang past oh, ow and the padded channels past oc (which finish
@@ -98,6 +98,6 @@ std::vector<ir::Expr> WinogradToLogical(const std::vector<ir::Expr>& tiled,
 enum class WinogradStage { kData, kGemm, kInverse };
 absl::Status ScheduleWinogradStage(schedule::Schedule& s, const WinogradConv& c,
                                    WinogradStage stage, const WinogradKnobs& k,
-                                   const TargetFacts& facts);
+                                   const target::TargetFacts& facts);
 
 }  // namespace tessel::ops::x86

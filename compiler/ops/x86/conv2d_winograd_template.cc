@@ -83,7 +83,7 @@ runtime::NDArray UnpackOutput(const runtime::NDArray& y, const nn::Conv2dAttrs& 
   return out;
 }
 
-absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts& facts) {
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   search::ConfigSpace space;
   DefineConv2dWinogradSpace(space, a, facts);
@@ -91,13 +91,14 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 }
 
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   return Conv2dWinogradFallback(space, *ReadAttrs(args), facts);
 }
 
 // The program, with `tail` fused into its output stage when given.
 absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
-                                              const TargetFacts& facts, const OutputTail* tail) {
+                                              const target::TargetFacts& facts,
+                                              const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   const WinogradKnobs k = ReadWinogradKnobs(config);
   WinogradConv c = MakeWinogradConv(a, k, facts);
@@ -139,20 +140,20 @@ Template Make() {
   return Template{
       kName, "conv2d", "3x3 stride-1 conv2d by Winograd F(2x2|4x4, 3x3), weights pre-transformed",
       Space, Fallback,
-      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts) {
         return InstantiateWithTail(config, args, facts, nullptr);
       },
-      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts,
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts,
          const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); },
       // The output is whole Winograd tiles (cropped by finish), so only the data is blocked.
-      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts) {
         const nn::Conv2dAttrs a = *ReadAttrs(args);
         const WinogradLayout l = MakeWinogradLayout(a, ReadWinogradKnobs(config), facts);
         return ExactBlocks(a.ic, a.oc, l.block, 0);
       }};
 }
 
-TESSEL_REGISTER_TEMPLATE(Make());
+TESSEL_REGISTER_TEMPLATE("cpu", Make());
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -45,7 +45,7 @@ OpArgs Conv(int64_t n, int64_t ic, int64_t h, int64_t w, int64_t oc,
 // The fallback config with some knobs set (values as Config::ToJson writes them).
 search::Config FallbackWith(const OpArgs& args, const nlohmann::json& knobs) {
   const CheckOptions options;
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(options.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(options.target);
   EXPECT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<search::ConfigSpace> space = Winograd().space(args, *facts);
   EXPECT_TRUE(space.ok()) << space.status();
@@ -94,7 +94,7 @@ TEST(Conv2dWinogradTest, OtherScheduleChoices) {
   // widest panel is three vectors of the target's lanes (48 channels: 16 lanes with AVX-512, 8
   // with AVX2), with three tile rows, which fit 16 vector registers as well as 32.
   const OpArgs args = Conv(1, 32, 15, 13, 48, {1, 2, 1, 0});
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(CheckOptions().target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(CheckOptions().target);
   ASSERT_TRUE(facts.ok()) << facts.status();
   const int64_t panel = 3 * std::max(facts->lanes(), 4);
   for (const nlohmann::json& knobs :
@@ -119,7 +119,7 @@ TEST(Conv2dWinogradTest, RandomConfigs) {
 
 TEST(Conv2dWinogradTest, MeasuredErrorIsSmall) {
   const CheckOptions options;
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(options.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(options.target);
   ASSERT_TRUE(facts.ok()) << facts.status();
   for (const OpArgs& args : {Conv(1, 64, 20, 20, 64), Conv(1, 512, 7, 7, 64)}) {
     for (int m : {2, 4}) {
@@ -152,7 +152,7 @@ TEST(Conv2dWinogradTest, MeasuredErrorIsSmall) {
 // Expects the template to refuse args with a message naming key.
 void ExpectRefused(const OpArgs& args, const std::string& key) {
   const CheckOptions options;
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(options.target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(options.target);
   ASSERT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<search::ConfigSpace> space = Winograd().space(args, *facts);
   ASSERT_FALSE(space.ok()) << args.dump();

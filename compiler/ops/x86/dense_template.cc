@@ -43,7 +43,7 @@ absl::StatusOr<DenseArgs> ReadArgs(const OpArgs& args) {
   return a;
 }
 
-absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts& facts) {
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
   search::ConfigSpace space;
   DefineMatrixTileKnobs(space, a.m, a.n, a.k, facts);
@@ -52,7 +52,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 }
 
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   const DenseArgs a = *ReadArgs(args);  // Space has read them
   nlohmann::json knobs = MatrixTileFallback(a.m, a.n, a.k, facts);
   knobs["pack_weight"] = 1;
@@ -61,7 +61,8 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
 
 // The program, with `tail` fused into its output stage when given.
 absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
-                                              const TargetFacts& facts, const OutputTail* tail) {
+                                              const target::TargetFacts& facts,
+                                              const OutputTail* tail) {
   TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
   const MatrixTiles t = ReadMatrixTiles(config);
   const int64_t bn = t.cols(), panels = t.padded_n() / bn, np = t.padded_n();
@@ -114,15 +115,15 @@ Template MakeDenseTemplate() {
       "dense in register tiles over a weight packed into panels (AutoTVM's dense_pack)",
       Space,
       Fallback,
-      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts) {
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts) {
         return InstantiateWithTail(config, args, facts, nullptr);
       },
-      [](const search::Config& config, const OpArgs& args, const TargetFacts& facts,
+      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts,
          const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); }};
 }
 
 }  // namespace
 
-TESSEL_REGISTER_TEMPLATE(MakeDenseTemplate());
+TESSEL_REGISTER_TEMPLATE("cpu", MakeDenseTemplate());
 
 }  // namespace tessel::ops::x86

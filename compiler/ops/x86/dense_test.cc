@@ -49,7 +49,7 @@ TEST(DensePackTest, AwkwardShapesFallback) {
 TEST(DensePackTest, Avx2TargetFallback) {
   // 8 lanes and 16 registers: smaller tiles (and no AVX-512 instructions).
   testing::CheckOptions o = Loose();
-  o.target = "llvm -mcpu=haswell";
+  o.target = tessel::testing::ParseTarget("llvm -mcpu=haswell");
   for (const OpArgs& args : {Args(1, 100, 300, true), Args(19, 45, 64)}) {
     absl::Status s = testing::CheckFallback(Dense(), args, o);
     EXPECT_TRUE(s.ok()) << s;
@@ -57,7 +57,7 @@ TEST(DensePackTest, Avx2TargetFallback) {
 }
 
 TEST(DensePackTest, BothWeightLayouts) {
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(Loose().target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(Loose().target);
   ASSERT_TRUE(facts.ok()) << facts.status();
   for (const OpArgs& args : {Args(13, 37, 29, true), Args(1, 64, 100), Args(8, 1000, 3)}) {
     absl::StatusOr<search::ConfigSpace> space = Dense().space(args, *facts);
@@ -82,7 +82,7 @@ TEST(DensePackTest, RandomConfigs) {
 }
 
 TEST(DensePackTest, ArgumentErrorsNameTheKey) {
-  TargetFacts facts;
+  target::TargetFacts facts;
   OpArgs no_k = {{"m", 4}, {"n", 4}};
   absl::StatusOr<search::ConfigSpace> s = Dense().space(no_k, facts);
   ASSERT_FALSE(s.ok());

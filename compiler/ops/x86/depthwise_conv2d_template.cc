@@ -38,7 +38,7 @@ absl::StatusOr<nn::Conv2dAttrs> ReadAttrs(const OpArgs& args) {
   return a;
 }
 
-absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&) {
+absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts&) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   search::ConfigSpace space;
   space.define_split(
@@ -61,7 +61,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const TargetFacts&
 // for a quarter of the outputs), and is padded once in advance otherwise (measured on Table 2's
 // D layers).
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   const nn::Conv2dAttrs a = *ReadAttrs(args);
   const int64_t lanes = std::max(facts.lanes(), 4);
   const int64_t cb = a.ic % lanes == 0 ? lanes : LargestDivisorAtMost(a.ic, lanes);
@@ -156,19 +156,19 @@ Template Make() {
                   "depthwise conv2d in NCHW[x]c: channel vectors x width tile",
                   Space,
                   Fallback,
-                  [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
                     return InstantiateWithTail(config, args, nullptr);
                   },
-                  [](const search::Config& config, const OpArgs& args, const TargetFacts&,
+                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&,
                      const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); },
-                  [](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
                     const int64_t cb = config.split("tile_c")[1];
                     const nn::Conv2dAttrs a = *ReadAttrs(args);
                     return ExactBlocks(a.ic, a.oc, cb, cb);
                   }};
 }
 
-TESSEL_REGISTER_TEMPLATE(Make());
+TESSEL_REGISTER_TEMPLATE("cpu", Make());
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -97,42 +97,45 @@ Template Binary(nn::BinaryOp kind) {
                                BinaryBuilder(kind));
 }
 
-TESSEL_REGISTER_TEMPLATE(Activation1("relu", "max(x, 0), vectorized",
-                                     [](const ArgReader&, const te::Tensor& x)
-                                         -> absl::StatusOr<te::Tensor> { return nn::Relu(x); }));
-TESSEL_REGISTER_TEMPLATE(Activation1("leaky_relu", "x or alpha * x below 0, vectorized",
-                                     [](const ArgReader& reader,
-                                        const te::Tensor& x) -> absl::StatusOr<te::Tensor> {
-                                       TESSEL_ASSIGN_OR_RETURN(double alpha,
-                                                               reader.FloatOr("alpha", 0.01));
-                                       return nn::LeakyRelu(x, alpha);
-                                     }));
-TESSEL_REGISTER_TEMPLATE(Activation1(
-    "sigmoid", "1 / (1 + exp(-x)), vectorized polynomial",
-    [](const ArgReader&, const te::Tensor& x) -> absl::StatusOr<te::Tensor> {
-      return nn::Sigmoid(x);
-    },
-    -8, 8));
-TESSEL_REGISTER_TEMPLATE(Activation1(
-    "tanh", "tanh(x), vectorized polynomial",
-    [](const ArgReader&, const te::Tensor& x) -> absl::StatusOr<te::Tensor> { return nn::Tanh(x); },
-    -5, 5));
-TESSEL_REGISTER_TEMPLATE(Activation1(
-    "clip", "min(max(x, min), max), vectorized",
-    [](const ArgReader& reader, const te::Tensor& x) -> absl::StatusOr<te::Tensor> {
-      TESSEL_ASSIGN_OR_RETURN(double lo, reader.Float("min"));
-      TESSEL_ASSIGN_OR_RETURN(double hi, reader.Float("max"));
-      if (lo > hi) return reader.Error("argument 'min' must not exceed argument 'max'");
-      return nn::Clip(x, lo, hi);
-    },
-    -2, 2));
+TESSEL_REGISTER_TEMPLATE("cpu", Activation1("relu", "max(x, 0), vectorized",
+                                            [](const ArgReader&,
+                                               const te::Tensor& x) -> absl::StatusOr<te::Tensor> {
+                                              return nn::Relu(x);
+                                            }));
+TESSEL_REGISTER_TEMPLATE("cpu", Activation1("leaky_relu", "x or alpha * x below 0, vectorized",
+                                            [](const ArgReader& reader,
+                                               const te::Tensor& x) -> absl::StatusOr<te::Tensor> {
+                                              TESSEL_ASSIGN_OR_RETURN(
+                                                  double alpha, reader.FloatOr("alpha", 0.01));
+                                              return nn::LeakyRelu(x, alpha);
+                                            }));
+TESSEL_REGISTER_TEMPLATE("cpu", Activation1(
+                                    "sigmoid", "1 / (1 + exp(-x)), vectorized polynomial",
+                                    [](const ArgReader&, const te::Tensor& x)
+                                        -> absl::StatusOr<te::Tensor> { return nn::Sigmoid(x); },
+                                    -8, 8));
+TESSEL_REGISTER_TEMPLATE("cpu", Activation1(
+                                    "tanh", "tanh(x), vectorized polynomial",
+                                    [](const ArgReader&, const te::Tensor& x)
+                                        -> absl::StatusOr<te::Tensor> { return nn::Tanh(x); },
+                                    -5, 5));
+TESSEL_REGISTER_TEMPLATE(
+    "cpu", Activation1(
+               "clip", "min(max(x, min), max), vectorized",
+               [](const ArgReader& reader, const te::Tensor& x) -> absl::StatusOr<te::Tensor> {
+                 TESSEL_ASSIGN_OR_RETURN(double lo, reader.Float("min"));
+                 TESSEL_ASSIGN_OR_RETURN(double hi, reader.Float("max"));
+                 if (lo > hi) return reader.Error("argument 'min' must not exceed argument 'max'");
+                 return nn::Clip(x, lo, hi);
+               },
+               -2, 2));
 
-TESSEL_REGISTER_TEMPLATE(Binary(nn::BinaryOp::kAdd));
-TESSEL_REGISTER_TEMPLATE(Binary(nn::BinaryOp::kSubtract));
-TESSEL_REGISTER_TEMPLATE(Binary(nn::BinaryOp::kMultiply));
-TESSEL_REGISTER_TEMPLATE(Binary(nn::BinaryOp::kDivide));
-TESSEL_REGISTER_TEMPLATE(Binary(nn::BinaryOp::kMaximum));
-TESSEL_REGISTER_TEMPLATE(Binary(nn::BinaryOp::kMinimum));
+TESSEL_REGISTER_TEMPLATE("cpu", Binary(nn::BinaryOp::kAdd));
+TESSEL_REGISTER_TEMPLATE("cpu", Binary(nn::BinaryOp::kSubtract));
+TESSEL_REGISTER_TEMPLATE("cpu", Binary(nn::BinaryOp::kMultiply));
+TESSEL_REGISTER_TEMPLATE("cpu", Binary(nn::BinaryOp::kDivide));
+TESSEL_REGISTER_TEMPLATE("cpu", Binary(nn::BinaryOp::kMaximum));
+TESSEL_REGISTER_TEMPLATE("cpu", Binary(nn::BinaryOp::kMinimum));
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -99,7 +99,7 @@ TEST(ElementwiseTest, BinaryRandomConfigs) {
 }
 
 void ExpectError(const std::string& name, const OpArgs& args, const std::string& key) {
-  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, TargetFacts{});
+  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, target::TargetFacts{});
   ASSERT_FALSE(space.ok()) << name << " " << args.dump();
   EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
       << space.status().message();

@@ -27,13 +27,14 @@
 #include "compiler/ops/x86/bench_config.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
+#include "compiler/target/host_target.h"
 #include "compiler/te/compute.h"
 #include "workloads/table2.h"
 
 namespace tessel::ops {
 namespace {
 
-constexpr char kTarget[] = "llvm -mcpu=native -fast-math-contract";
+const target::Target kTarget = target::NativeTarget();
 
 int Fail(const absl::Status& s) {
   std::fprintf(stderr, "%s\n", s.ToString().c_str());
@@ -125,8 +126,9 @@ int Run(int argc, char** argv) {
   absl::StatusOr<const Template*> t = FindTemplate(name);
   if (!t.ok()) return Fail(t.status());
   if (!(*t)->instantiate_with_tail) return std::fprintf(stderr, "%s takes no tail\n", argv[1]), 1;
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(kTarget);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(kTarget);
   if (!facts.ok()) return Fail(facts.status());
+  facts->cores = threads;
   absl::StatusOr<search::Config> chosen = x86::FallbackWithOverrides(**t, args, *facts, overrides);
   if (!chosen.ok()) return Fail(chosen.status());
   const search::Config config = *chosen;

@@ -42,10 +42,10 @@ absl::StatusOr<Plane> ReadPlane(const std::string& name, const OpArgs& args) {
   return p;
 }
 
-int64_t Lanes(const TargetFacts& facts) { return std::max(facts.lanes(), 4); }
+int64_t Lanes(const target::TargetFacts& facts) { return std::max(facts.lanes(), 4); }
 
 absl::StatusOr<search::ConfigSpace> Space(const std::string& name, const OpArgs& args,
-                                          const TargetFacts& facts) {
+                                          const target::TargetFacts& facts) {
   TESSEL_RETURN_IF_ERROR(ReadPlane(name, args).status());
   search::ConfigSpace space;
   const int64_t lanes = Lanes(facts);
@@ -57,7 +57,7 @@ absl::StatusOr<search::ConfigSpace> Space(const std::string& name, const OpArgs&
 // Two registers of chains for planes of at least four vectors (latency hiding), one otherwise;
 // parallel for outputs of several planes and a large input.
 search::Config Fallback(const std::string& name, const search::ConfigSpace& space,
-                        const OpArgs& args, const TargetFacts& facts) {
+                        const OpArgs& args, const target::TargetFacts& facts) {
   const Plane p = *ReadPlane(name, args);
   const int64_t lanes = Lanes(facts);
   const int64_t k = p.h * p.w;
@@ -123,21 +123,22 @@ Template Make(bool is_max) {
       op,
       absl::StrCat("global ", is_max ? "max" : "average",
                    " pooling: planes in parallel, each in vector lanes"),
-      [name](const OpArgs& args, const TargetFacts& facts) { return Space(name, args, facts); },
-      [name](const search::ConfigSpace& space, const OpArgs& args, const TargetFacts& facts) {
-        return Fallback(name, space, args, facts);
+      [name](const OpArgs& args, const target::TargetFacts& facts) {
+        return Space(name, args, facts);
       },
-      [name, is_max](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+      [name](const search::ConfigSpace& space, const OpArgs& args,
+             const target::TargetFacts& facts) { return Fallback(name, space, args, facts); },
+      [name, is_max](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
         return Instantiate(name, is_max, config, args, nullptr);
       },
-      [name, is_max](const search::Config& config, const OpArgs& args, const TargetFacts&,
+      [name, is_max](const search::Config& config, const OpArgs& args, const target::TargetFacts&,
                      const OutputTail& tail) {
         return Instantiate(name, is_max, config, args, &tail);
       }};
 }
 
-TESSEL_REGISTER_TEMPLATE(Make(true));
-TESSEL_REGISTER_TEMPLATE(Make(false));
+TESSEL_REGISTER_TEMPLATE("cpu", Make(true));
+TESSEL_REGISTER_TEMPLATE("cpu", Make(false));
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -15,9 +15,9 @@ namespace {
 
 using schedule::Stage;
 
-int64_t Lanes(const TargetFacts& facts) { return std::max(facts.lanes(), 4); }
+int64_t Lanes(const target::TargetFacts& facts) { return std::max(facts.lanes(), 4); }
 
-std::vector<int64_t> VecValues(const TargetFacts& facts) {
+std::vector<int64_t> VecValues(const target::TargetFacts& facts) {
   const int64_t lanes = Lanes(facts);
   std::vector<int64_t> values;
   if (lanes / 2 >= 4) values.push_back(lanes / 2);
@@ -43,7 +43,7 @@ constexpr int64_t kMaxChunks = 256;
 }  // namespace
 
 void DefineInjectiveKnobs(search::ConfigSpace& space, const std::vector<int64_t>& shape,
-                          int max_inner_axes, const TargetFacts& facts) {
+                          int max_inner_axes, const target::TargetFacts& facts) {
   const int rank = static_cast<int>(shape.size());
   TESSEL_CHECK(max_inner_axes >= 1 && max_inner_axes <= std::max(rank, 1))
       << "max_inner_axes " << max_inner_axes << " for rank " << rank;
@@ -74,7 +74,7 @@ InjectiveTiling InjectiveTilingOf(const search::Config& config) {
 }
 
 InjectiveTiling DefaultInjectiveTiling(const std::vector<int64_t>& shape, int max_inner_axes,
-                                       const TargetFacts& facts) {
+                                       const target::TargetFacts& facts) {
   const int rank = static_cast<int>(shape.size());
   const int64_t lanes = Lanes(facts);
   const int64_t total = Product(shape, 0, shape.size());
@@ -220,8 +220,9 @@ CollapsedViews CollapseBroadcast(const std::vector<int64_t>& out,
 
 Template MakeInjectiveTemplate(std::string name, std::string op, std::string summary,
                                InjectiveBuilder build) {
-  auto space = [name, build](const OpArgs& args,
-                             const TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
+  auto space = [name, build](
+                   const OpArgs& args,
+                   const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
     TESSEL_ASSIGN_OR_RETURN(InjectiveOp iop, build(name, args));
     TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, nn::ConstShape(iop.output, name));
     search::ConfigSpace space;
@@ -229,7 +230,7 @@ Template MakeInjectiveTemplate(std::string name, std::string op, std::string sum
     return space;
   };
   auto fallback = [name, build](const search::ConfigSpace& space, const OpArgs& args,
-                                const TargetFacts& facts) {
+                                const target::TargetFacts& facts) {
     absl::StatusOr<InjectiveOp> iop = build(name, args);
     TESSEL_CHECK(iop.ok()) << iop.status().message();
     const std::vector<int64_t> shape = *nn::ConstShape(iop->output, name);
@@ -239,7 +240,7 @@ Template MakeInjectiveTemplate(std::string name, std::string op, std::string sum
     return *config;
   };
   auto instantiate = [name, build](const search::Config& config, const OpArgs& args,
-                                   const TargetFacts& facts) -> absl::StatusOr<OpProgram> {
+                                   const target::TargetFacts& facts) -> absl::StatusOr<OpProgram> {
     TESSEL_ASSIGN_OR_RETURN(InjectiveOp iop, build(name, args));
     TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, nn::ConstShape(iop.output, name));
     OpProgram p;

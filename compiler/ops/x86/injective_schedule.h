@@ -47,7 +47,7 @@ struct InjectiveTiling {
 // (the template knows: all axes for same-shape element-wise ops, fewer when an input is
 // broadcast or permuted along some of them).
 void DefineInjectiveKnobs(search::ConfigSpace& space, const std::vector<int64_t>& shape,
-                          int max_inner_axes, const TargetFacts& facts);
+                          int max_inner_axes, const target::TargetFacts& facts);
 
 // The tiling a config of such a space names.
 InjectiveTiling InjectiveTilingOf(const search::Config& config);
@@ -56,7 +56,7 @@ InjectiveTiling InjectiveTilingOf(const search::Config& config);
 // instructions, scalar tail elements and a per-row overhead, over the threads the rows or tiles
 // can occupy), unroll 2 for long inner loops that divide, parallel from 64Ki elements on.
 InjectiveTiling DefaultInjectiveTiling(const std::vector<int64_t>& shape, int max_inner_axes,
-                                       const TargetFacts& facts);
+                                       const target::TargetFacts& facts);
 
 // The knobs' JSON values of a tiling, to merge into a fallback config's "knobs".
 nlohmann::json InjectiveKnobs(const InjectiveTiling& tiling);

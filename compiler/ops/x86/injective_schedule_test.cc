@@ -14,15 +14,15 @@
 namespace tessel::ops::x86 {
 namespace {
 
-TargetFacts Avx512TwoCores() {
-  TargetFacts f;
+target::TargetFacts Avx512TwoCores() {
+  target::TargetFacts f;
   f.vector_bits = 512;
   f.cores = 2;
   return f;
 }
 
 TEST(InjectiveScheduleTest, FallbackTiling) {
-  const TargetFacts facts = Avx512TwoCores();
+  const target::TargetFacts facts = Avx512TwoCores();
   // A large contiguous tensor: everything fused, two vectors per tile, parallel.
   InjectiveTiling t = DefaultInjectiveTiling({1, 64, 56, 56}, 4, facts);
   EXPECT_EQ(t.inner_axes, 3);

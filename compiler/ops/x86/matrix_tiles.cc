@@ -59,7 +59,7 @@ absl::Status ScheduleAccumulator(schedule::Schedule& s, const te::Tensor& acc, c
 }  // namespace
 
 void DefineMatrixTileKnobs(search::ConfigSpace& space, int64_t m, int64_t n, int64_t k,
-                           const TargetFacts& facts) {
+                           const target::TargetFacts& facts) {
   const int64_t lanes = std::max(facts.lanes(), 4);
   search::SplitOptions y{search::SplitPolicy::kPowerOfTwo, 3, 16, {}};
   search::SplitOptions x{search::SplitPolicy::kPowerOfTwo, 3, 16 * lanes, {}};
@@ -69,7 +69,7 @@ void DefineMatrixTileKnobs(search::ConfigSpace& space, int64_t m, int64_t n, int
   space.define_split("tile_k", k, r);
 }
 
-nlohmann::json MatrixTileFallback(int64_t m, int64_t n, int64_t k, const TargetFacts& facts,
+nlohmann::json MatrixTileFallback(int64_t m, int64_t n, int64_t k, const target::TargetFacts& facts,
                                   int column_groups) {
   const int64_t lanes = std::max(facts.lanes(), 4);
   const int64_t accumulators = facts.vector_registers / 2;
@@ -100,7 +100,7 @@ MatrixTiles ReadMatrixTiles(const search::Config& config) {
 
 absl::Status ScheduleMatrixTiles(schedule::Schedule& s, const te::Operation& out,
                                  const std::vector<te::Tensor>& accs, const MatrixTiles& t,
-                                 const TargetFacts& facts) {
+                                 const target::TargetFacts& facts) {
   Stage stage = s[out];
   const te::ComputeOpNode* c = ComputeOf(out);
   const size_t nd = c->axis.size();
@@ -125,7 +125,7 @@ absl::Status ScheduleMatrixTiles(schedule::Schedule& s, const te::Operation& out
 }
 
 absl::Status ScheduleCopyStage(schedule::Schedule& s, const te::Tensor& t,
-                               const TargetFacts& facts) {
+                               const target::TargetFacts& facts) {
   Stage stage = s[t];
   const te::ComputeOpNode* c = ComputeOf(t.op());
   const std::vector<ir::IterVar>& axes = c->axis;
@@ -146,7 +146,7 @@ absl::Status ScheduleCopyStage(schedule::Schedule& s, const te::Tensor& t,
 }
 
 absl::Status ScheduleReductionStage(schedule::Schedule& s, const te::Tensor& t,
-                                    const TargetFacts& facts) {
+                                    const target::TargetFacts& facts) {
   Stage stage = s[t];
   const std::vector<ir::IterVar>& axes = ComputeOf(t.op())->axis;
   if (facts.cores <= 1 || axes.empty()) return absl::OkStatus();

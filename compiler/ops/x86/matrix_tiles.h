@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "compiler/ops/target_facts.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
 
 // Register tiles for the x86 matrix templates (dense, matmul, batch_matmul, the RNN cells,
@@ -43,14 +43,14 @@ struct MatrixTiles {
 
 // Declares tile_y, tile_x and tile_k for an m x n output with a reduction of k.
 void DefineMatrixTileKnobs(search::ConfigSpace& space, int64_t m, int64_t n, int64_t k,
-                           const TargetFacts& facts);
+                           const target::TargetFacts& facts);
 
 // The untuned tiles, as the "knobs" entries of Config::ToJson: one block per register tile,
 // parallel over blocks; register tiles of up to 8 rows (4 without AVX-512) and as many vectors of
 // columns as keep half the vector registers as accumulators (`column_groups` tiles share one row
 // broadcast, as LSTM's four gates do, and count as one wider tile). Small m gets wider tiles, so
 // that m = 1 (a matrix-vector product) still has independent accumulators.
-nlohmann::json MatrixTileFallback(int64_t m, int64_t n, int64_t k, const TargetFacts& facts,
+nlohmann::json MatrixTileFallback(int64_t m, int64_t n, int64_t k, const target::TargetFacts& facts,
                                   int column_groups = 1);
 
 MatrixTiles ReadMatrixTiles(const search::Config& config);
@@ -59,17 +59,17 @@ MatrixTiles ReadMatrixTiles(const search::Config& config);
 // or through inlined stages) and be declared over the padded extents.
 absl::Status ScheduleMatrixTiles(schedule::Schedule& s, const te::Operation& out,
                                  const std::vector<te::Tensor>& accs, const MatrixTiles& tiles,
-                                 const TargetFacts& facts);
+                                 const target::TargetFacts& facts);
 
 // A root stage that copies, pads or packs data: outer axes fused and parallel, the innermost axis
 // vectorized when its extent is a multiple of the lanes (split by them), left serial otherwise.
 absl::Status ScheduleCopyStage(schedule::Schedule& s, const te::Tensor& t,
-                               const TargetFacts& facts);
+                               const target::TargetFacts& facts);
 
 // A root stage that reduces (bit planes, sums of bit planes): its two leading data axes fused
 // (one when it has one) and parallel; the rest left to LLVM.
 absl::Status ScheduleReductionStage(schedule::Schedule& s, const te::Tensor& t,
-                                    const TargetFacts& facts);
+                                    const target::TargetFacts& facts);
 
 // The config of `space` given by the "knobs" entries (a check: the template's own fallback).
 search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann::json& knobs);

@@ -51,9 +51,11 @@ absl::StatusOr<InjectiveOp> BuildBatchNorm(const std::string& name, const OpArgs
   return op;
 }
 
-TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate(
-    "batch_norm.x86", "batch_norm",
-    "inference batch norm folded to a per-channel multiply-add, vectorized", BuildBatchNorm));
+TESSEL_REGISTER_TEMPLATE(
+    "cpu",
+    MakeInjectiveTemplate("batch_norm.x86", "batch_norm",
+                          "inference batch norm folded to a per-channel multiply-add, vectorized",
+                          BuildBatchNorm));
 
 }  // namespace
 }  // namespace tessel::ops::x86

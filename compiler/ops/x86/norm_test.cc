@@ -42,7 +42,7 @@ TEST(BatchNormTest, ArgumentErrors) {
       {{{"n", 1}, {"c", 3}, {"h", 4}, {"w", 4}, {"epsilon", -1}}, "epsilon"},
   };
   for (const auto& [args, key] : cases) {
-    absl::StatusOr<search::ConfigSpace> space = BatchNorm().space(args, TargetFacts{});
+    absl::StatusOr<search::ConfigSpace> space = BatchNorm().space(args, target::TargetFacts{});
     ASSERT_FALSE(space.ok()) << args.dump();
     EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
         << space.status().message();

@@ -92,7 +92,7 @@ bool HasPadStage(const PoolProblem& p) {
          (p.ow - 1) * a.stride[1] + a.kernel[1] > p.w;
 }
 
-std::vector<int64_t> VecOwValues(int64_t ow, const TargetFacts& facts) {
+std::vector<int64_t> VecOwValues(int64_t ow, const target::TargetFacts& facts) {
   const int64_t lanes = std::max(facts.lanes(), 4);
   std::vector<int64_t> values;
   for (int64_t v = 1; v <= std::min(ow, 2 * lanes); ++v) {
@@ -103,7 +103,7 @@ std::vector<int64_t> VecOwValues(int64_t ow, const TargetFacts& facts) {
 }
 
 absl::StatusOr<search::ConfigSpace> Space(const std::string& name, nn::PoolKind kind,
-                                          const OpArgs& args, const TargetFacts& facts) {
+                                          const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(PoolProblem p, ReadPool(name, args, kind));
   search::ConfigSpace space;
   space.define_knob("vec_ow", VecOwValues(p.ow, facts));
@@ -125,7 +125,7 @@ absl::StatusOr<search::ConfigSpace> Space(const std::string& name, nn::PoolKind 
 // The widest vector of output columns, unrolling the window's columns when the window is small.
 search::Config Fallback(const std::string& name, nn::PoolKind kind,
                         const search::ConfigSpace& space, const OpArgs& args,
-                        const TargetFacts& facts) {
+                        const target::TargetFacts& facts) {
   const PoolProblem p = *ReadPool(name, args, kind);
   // The vector with the fewest idle lanes, the longest of those.
   const int64_t lanes = std::max(facts.lanes(), 4);
@@ -309,23 +309,24 @@ Template Make(nn::PoolKind kind) {
       op,
       absl::StrCat(kind == nn::PoolKind::kMax ? "max" : "average",
                    " pooling of NCHW planes in parallel, vectorized over output columns"),
-      [name, kind](const OpArgs& args, const TargetFacts& facts) {
+      [name, kind](const OpArgs& args, const target::TargetFacts& facts) {
         return Space(name, kind, args, facts);
       },
-      [name, kind](const search::ConfigSpace& space, const OpArgs& args, const TargetFacts& facts) {
+      [name, kind](const search::ConfigSpace& space, const OpArgs& args,
+                   const target::TargetFacts& facts) {
         return Fallback(name, kind, space, args, facts);
       },
-      [name, kind](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+      [name, kind](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
         return Instantiate(name, kind, config, args, nullptr);
       },
-      [name, kind](const search::Config& config, const OpArgs& args, const TargetFacts&,
+      [name, kind](const search::Config& config, const OpArgs& args, const target::TargetFacts&,
                    const OutputTail& tail) {
         return Instantiate(name, kind, config, args, &tail);
       }};
 }
 
-TESSEL_REGISTER_TEMPLATE(Make(nn::PoolKind::kMax));
-TESSEL_REGISTER_TEMPLATE(Make(nn::PoolKind::kAvg));
+TESSEL_REGISTER_TEMPLATE("cpu", Make(nn::PoolKind::kMax));
+TESSEL_REGISTER_TEMPLATE("cpu", Make(nn::PoolKind::kAvg));
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -46,20 +46,21 @@ Template MakeTemplate(const char* name, int gates) {
   t.summary = lstm ? "LSTM cell: the gates' matrix product in register tiles, cell math fused"
                    : "RNN (tanh) cell: the matrix product in register tiles, tanh fused";
   t.space = [name](const OpArgs& args,
-                   const TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
+                   const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
     TESSEL_ASSIGN_OR_RETURN(CellArgs a, ReadArgs(name, args));
     search::ConfigSpace space;
     DefineMatrixTileKnobs(space, a.batch, a.hidden, a.input + a.hidden, facts);
     return space;
   };
   t.fallback = [name, gates](const search::ConfigSpace& space, const OpArgs& args,
-                             const TargetFacts& facts) {
+                             const target::TargetFacts& facts) {
     const CellArgs a = *ReadArgs(name, args);  // space has read them
     return ConfigFromKnobs(space,
                            MatrixTileFallback(a.batch, a.hidden, a.input + a.hidden, facts, gates));
   };
-  t.instantiate = [name, gates, lstm](const search::Config& config, const OpArgs& args,
-                                      const TargetFacts& facts) -> absl::StatusOr<OpProgram> {
+  t.instantiate = [name, gates, lstm](
+                      const search::Config& config, const OpArgs& args,
+                      const target::TargetFacts& facts) -> absl::StatusOr<OpProgram> {
     TESSEL_ASSIGN_OR_RETURN(CellArgs a, ReadArgs(name, args));
     const MatrixTiles t = ReadMatrixTiles(config);
     const int64_t k = a.input + a.hidden, bn = t.cols(), panels = t.padded_n() / bn;
@@ -120,7 +121,7 @@ Template MakeTemplate(const char* name, int gates) {
 
 }  // namespace
 
-TESSEL_REGISTER_TEMPLATE(MakeTemplate("rnn_cell_fused.x86", 1));
-TESSEL_REGISTER_TEMPLATE(MakeTemplate("lstm_cell_fused.x86", 4));
+TESSEL_REGISTER_TEMPLATE("cpu", MakeTemplate("rnn_cell_fused.x86", 1));
+TESSEL_REGISTER_TEMPLATE("cpu", MakeTemplate("lstm_cell_fused.x86", 4));
 
 }  // namespace tessel::ops::x86

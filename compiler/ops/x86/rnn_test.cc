@@ -56,7 +56,7 @@ TEST(RnnCellFusedTest, RandomConfigs) {
 }
 
 TEST(RecurrentCellTest, ArgumentErrorsNameTheKey) {
-  TargetFacts facts;
+  target::TargetFacts facts;
   for (const char* name : {"rnn_cell_fused.x86", "lstm_cell_fused.x86"}) {
     absl::StatusOr<search::ConfigSpace> s = Get(name).space({{"batch", 1}, {"input", 4}}, facts);
     ASSERT_FALSE(s.ok());

@@ -59,10 +59,10 @@ absl::StatusOr<Rows> ReadRows(const std::string& name, const OpArgs& args) {
   return r;
 }
 
-int64_t Lanes(const TargetFacts& facts) { return std::max(facts.lanes(), 4); }
+int64_t Lanes(const target::TargetFacts& facts) { return std::max(facts.lanes(), 4); }
 
 absl::StatusOr<search::ConfigSpace> Space(const std::string& name, const OpArgs& args,
-                                          const TargetFacts& facts) {
+                                          const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(Rows r, ReadRows(name, args));
   const int64_t lanes = Lanes(facts);
   search::ConfigSpace space;
@@ -77,7 +77,7 @@ absl::StatusOr<search::ConfigSpace> Space(const std::string& name, const OpArgs&
 }
 
 search::Config Fallback(const std::string& name, const search::ConfigSpace& space,
-                        const OpArgs& args, const TargetFacts& facts) {
+                        const OpArgs& args, const target::TargetFacts& facts) {
   const Rows r = *ReadRows(name, args);
   const int64_t lanes = Lanes(facts);
   // exp makes softmax compute-bound: threads pay off from a few thousand elements.
@@ -232,17 +232,18 @@ Template Make(bool log) {
       op,
       absl::StrCat(op,
                    " along any axis: rows in parallel, vectorized reductions and normalization"),
-      [name](const OpArgs& args, const TargetFacts& facts) { return Space(name, args, facts); },
-      [name](const search::ConfigSpace& space, const OpArgs& args, const TargetFacts& facts) {
-        return Fallback(name, space, args, facts);
+      [name](const OpArgs& args, const target::TargetFacts& facts) {
+        return Space(name, args, facts);
       },
-      [name, log](const search::Config& config, const OpArgs& args, const TargetFacts&) {
+      [name](const search::ConfigSpace& space, const OpArgs& args,
+             const target::TargetFacts& facts) { return Fallback(name, space, args, facts); },
+      [name, log](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
         return Instantiate(name, log, config, args);
       }};
 }
 
-TESSEL_REGISTER_TEMPLATE(Make(false));
-TESSEL_REGISTER_TEMPLATE(Make(true));
+TESSEL_REGISTER_TEMPLATE("cpu", Make(false));
+TESSEL_REGISTER_TEMPLATE("cpu", Make(true));
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -63,7 +63,7 @@ TEST(SoftmaxTest, ArgumentErrors) {
   };
   for (const std::string op : {"softmax.x86", "log_softmax.x86"}) {
     for (const auto& [args, key] : cases) {
-      absl::StatusOr<search::ConfigSpace> space = Get(op).space(args, TargetFacts{});
+      absl::StatusOr<search::ConfigSpace> space = Get(op).space(args, target::TargetFacts{});
       ASSERT_FALSE(space.ok()) << op << " " << args.dump();
       EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
           << space.status().message();

@@ -71,9 +71,10 @@ absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& arg
   return op;
 }
 
-TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate(
-    "take.x86", "take", "gather along an axis by int32 indices (clamped), vectorized rows",
-    BuildTake));
+TESSEL_REGISTER_TEMPLATE(
+    "cpu", MakeInjectiveTemplate("take.x86", "take",
+                                 "gather along an axis by int32 indices (clamped), vectorized rows",
+                                 BuildTake));
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -46,13 +46,13 @@ TEST(TakeTest, RandomConfigs) {
 // Independent of libtorch: rows picked by hand for indices far outside [-n, n).
 TEST(TakeTest, OutOfRangeIndicesAreClamped) {
   const OpArgs args = Args({4, 3}, {6});
-  const std::string target = testing::CheckOptions().target;
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(target);
+  const target::Target on = testing::CheckOptions().target;
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(on);
   ASSERT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<Instantiated> inst = InstantiateFallback(Take(), args, *facts);
   ASSERT_TRUE(inst.ok()) << inst.status();
   absl::StatusOr<std::optional<runtime::Function>> compiled =
-      testing::CompileToCheck(inst->program, target);
+      testing::CompileToCheck(inst->program, on);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   if (!compiled->has_value()) return;
   const runtime::Function& f = **compiled;
@@ -85,7 +85,7 @@ TEST(TakeTest, BadArgumentsNameTheKey) {
       {Args({5, 2}, {3}, -3), "axis"},
   };
   for (const auto& [args, key] : cases) {
-    absl::StatusOr<search::ConfigSpace> space = Take().space(args, TargetFacts{});
+    absl::StatusOr<search::ConfigSpace> space = Take().space(args, target::TargetFacts{});
     ASSERT_FALSE(space.ok()) << args.dump();
     EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
         << space.status().message();

@@ -19,6 +19,7 @@
 #include "compiler/ops/x86/bench_config.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
+#include "compiler/target/host_target.h"
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::ops {
@@ -39,7 +40,7 @@ int Run(int argc, char** argv) {
   }
   const std::string name = argv[1];
   const OpArgs args = nlohmann::json::parse(argv[2], nullptr, false);
-  std::string target = "llvm -mcpu=native -fast-math-contract";
+  target::Target target = target::NativeTarget();
   bool print_ir = false;
   int threads = 1;
   nlohmann::json overrides = nlohmann::json::object();
@@ -52,7 +53,9 @@ int Run(int argc, char** argv) {
         return std::fprintf(stderr, "bad %s\n", argv[i]), 2;
       }
     } else if (arg.rfind("--target=", 0) == 0) {
-      target = arg.substr(9);
+      absl::StatusOr<target::Target> parsed = target::Target::Parse(arg.substr(9));
+      if (!parsed.ok()) return Fail(parsed.status());
+      target = *parsed;
     } else if (size_t eq = arg.find('='); eq != std::string::npos) {
       overrides[arg.substr(0, eq)] = nlohmann::json::parse(arg.substr(eq + 1), nullptr, false);
     } else {
@@ -62,8 +65,9 @@ int Run(int argc, char** argv) {
   runtime::ThreadPool::Global().SetNumThreads(threads);
   absl::StatusOr<const Template*> t = FindTemplate(name);
   if (!t.ok()) return Fail(t.status());
-  absl::StatusOr<TargetFacts> facts = DescribeTarget(target);
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(target);
   if (!facts.ok()) return Fail(facts.status());
+  facts->cores = threads;
   absl::StatusOr<search::Config> chosen = x86::FallbackWithOverrides(**t, args, *facts, overrides);
   if (!chosen.ok()) return Fail(chosen.status());
   const search::Config config = *chosen;

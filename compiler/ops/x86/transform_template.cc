@@ -264,25 +264,29 @@ absl::StatusOr<InjectiveOp> BuildLayoutTransform(const std::string& name, const 
   return Unary(x, shape, *out, 1);
 }
 
-TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate("concatenate.x86", "concatenate",
+TESSEL_REGISTER_TEMPLATE("cpu",
+                         MakeInjectiveTemplate("concatenate.x86", "concatenate",
                                                "inputs joined along an axis, vectorized rows",
                                                BuildConcatenate));
-TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate("reshape.x86", "reshape",
-                                               "row-major reshape as a vectorized copy",
-                                               BuildReshape));
-TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate("flatten.x86", "flatten",
+TESSEL_REGISTER_TEMPLATE("cpu", MakeInjectiveTemplate("reshape.x86", "reshape",
+                                                      "row-major reshape as a vectorized copy",
+                                                      BuildReshape));
+TESSEL_REGISTER_TEMPLATE("cpu",
+                         MakeInjectiveTemplate("flatten.x86", "flatten",
                                                "flatten to two dimensions as a vectorized copy",
                                                BuildFlatten));
-TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate(
-    "transpose.x86", "transpose", "axis permutation, vectorized over the output's last axes",
-    BuildTranspose));
-TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate("pad.x86", "pad",
-                                               "constant padding, vectorized unpadded rows",
-                                               BuildPad));
-TESSEL_REGISTER_TEMPLATE(MakeInjectiveTemplate(
-    "layout_transform.x86", "layout_transform",
-    "between layouts such as NCHW and NCHW16c, vectorized over the innermost axis",
-    BuildLayoutTransform));
+TESSEL_REGISTER_TEMPLATE(
+    "cpu", MakeInjectiveTemplate("transpose.x86", "transpose",
+                                 "axis permutation, vectorized over the output's last axes",
+                                 BuildTranspose));
+TESSEL_REGISTER_TEMPLATE("cpu", MakeInjectiveTemplate("pad.x86", "pad",
+                                                      "constant padding, vectorized unpadded rows",
+                                                      BuildPad));
+TESSEL_REGISTER_TEMPLATE(
+    "cpu", MakeInjectiveTemplate(
+               "layout_transform.x86", "layout_transform",
+               "between layouts such as NCHW and NCHW16c, vectorized over the innermost axis",
+               BuildLayoutTransform));
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -53,7 +53,7 @@ te::Tensor Output(FaultBehaviour behaviour, const te::Tensor& x, int64_t n) {
 }
 
 absl::StatusOr<ops::OpProgram> Instantiate(const Config& config, const ops::OpArgs& args,
-                                           const ops::TargetFacts&) {
+                                           const target::TargetFacts&) {
   const auto behaviour = static_cast<FaultBehaviour>(config.knob("behaviour"));
   if (behaviour == kReject) {
     return absl::InvalidArgumentError("fault_injection.test rejects behaviour 4 on purpose");
@@ -81,7 +81,7 @@ ops::Template MakeFaultTemplate() {
   t.name = kFaultTemplate;
   t.op = "relu";
   t.summary = "relu that crashes, hangs or errs on chosen configs (tests only)";
-  t.space = [](const ops::OpArgs& args, const ops::TargetFacts&) -> absl::StatusOr<ConfigSpace> {
+  t.space = [](const ops::OpArgs& args, const target::TargetFacts&) -> absl::StatusOr<ConfigSpace> {
     TESSEL_RETURN_IF_ERROR(ReadShape(args).status());
     ConfigSpace space;
     std::vector<int64_t> values;
@@ -89,14 +89,14 @@ ops::Template MakeFaultTemplate() {
     space.define_knob("behaviour", values);
     return space;
   };
-  t.fallback = [](const ConfigSpace& space, const ops::OpArgs&, const ops::TargetFacts&) {
+  t.fallback = [](const ConfigSpace& space, const ops::OpArgs&, const target::TargetFacts&) {
     return *space.FromJson(FaultConfig(kCorrect));
   };
   t.instantiate = Instantiate;
   return t;
 }
 
-TESSEL_REGISTER_TEMPLATE(MakeFaultTemplate());
+TESSEL_REGISTER_TEMPLATE("cpu", MakeFaultTemplate());
 
 }  // namespace
 }  // namespace tessel::search::testing

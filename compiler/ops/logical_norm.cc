@@ -1,0 +1,61 @@
+// Logical signatures of the normalizations: batch_norm (inference, NCHW), softmax and
+// log_softmax (along one axis).
+#include <absl/strings/str_cat.h>
+
+#include "compiler/ops/logical_op_internal.h"
+#include "compiler/ops/nn/batch_norm.h"
+#include "compiler/ops/nn/softmax.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::ops::logical {
+namespace {
+
+absl::StatusOr<LogicalSignature> BatchNorm(const std::string& op, const OpArgs& args) {
+  ArgReader r(op, args);
+  std::vector<int64_t> shape;
+  for (const char* key : {"n", "c", "h", "w"}) {
+    TESSEL_ASSIGN_OR_RETURN(int64_t v, ReadExtent(r, key));
+    shape.push_back(v);
+  }
+  TESSEL_ASSIGN_OR_RETURN(double epsilon, r.FloatOr("epsilon", 1e-5));
+  if (!(epsilon >= 0)) return r.Error("argument 'epsilon' must not be negative");
+  te::Tensor data = Placeholder(shape, "data");
+  std::vector<te::Tensor> params;
+  for (const char* p : {"gamma", "beta", "mean", "var"})
+    params.push_back(Placeholder({shape[1]}, p));
+  absl::StatusOr<nn::BatchNormTensors> bn =
+      nn::BatchNormInference(data, params[0], params[1], params[2], params[3], epsilon);
+  if (!bn.ok()) return r.Error(std::string(bn.status().message()));
+  return LogicalSignature{{SpecOf(data, "data"), SpecOf(params[0], "gamma"),
+                           SpecOf(params[1], "beta"), SpecOf(params[2], "mean"),
+                           // A variance is positive.
+                           SpecOf(params[3], "var", 0.1, 2.0)},
+                          {SpecOf(bn->output, "out")}};
+}
+
+// softmax, or log_softmax when `log`.
+absl::StatusOr<LogicalSignature> Softmax(const std::string& op, const OpArgs& args, bool log) {
+  ArgReader r(op, args);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(r, "shape"));
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  TESSEL_ASSIGN_OR_RETURN(int64_t axis, r.IntOr("axis", -1, -rank));
+  if (axis >= rank) return r.Error(absl::StrCat("argument 'axis' must be below the rank ", rank));
+  te::Tensor x = Placeholder(shape, "x");
+  absl::StatusOr<nn::SoftmaxTensors> s = log ? nn::LogSoftmax(x, axis) : nn::Softmax(x, axis);
+  if (!s.ok()) return r.Error(std::string(s.status().message()));
+  return LogicalSignature{{SpecOf(x, "x", -4, 4)}, {SpecOf(s->output, "out")}};
+}
+
+}  // namespace
+
+void AddNormOps(SignatureTable& table) {
+  table["batch_norm"] = BatchNorm;
+  table["softmax"] = [](const std::string& op, const OpArgs& args) {
+    return Softmax(op, args, false);
+  };
+  table["log_softmax"] = [](const std::string& op, const OpArgs& args) {
+    return Softmax(op, args, true);
+  };
+}
+
+}  // namespace tessel::ops::logical
