@@ -117,34 +117,9 @@ absl::StatusOr<LogicalSignature> Pad(const std::string& op, const OpArgs& args) 
 absl::StatusOr<LogicalSignature> LayoutTransform(const std::string& op, const OpArgs& args) {
   ArgReader r(op, args);
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(r, "shape"));
-  TESSEL_ASSIGN_OR_RETURN(std::string src_text, r.String("src"));
-  TESSEL_ASSIGN_OR_RETURN(std::string dst_text, r.String("dst"));
-  absl::StatusOr<nn::Layout> src = nn::ParseLayout(src_text);
-  if (!src.ok()) return KeyError(r, "src", src.status());
-  absl::StatusOr<nn::Layout> dst = nn::ParseLayout(dst_text);
-  if (!dst.ok()) return KeyError(r, "dst", dst.status());
-  absl::StatusOr<std::vector<int64_t>> primal = nn::PrimalShape(*src, shape);
-  if (!primal.ok()) return KeyError(r, "shape", primal.status());
-  std::string a = src->primal(), b = dst->primal();
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  if (a != b) {
-    return r.Error(absl::StrCat("argument 'dst' \"", dst_text, "\" must have the axes of 'src' \"",
-                                src_text, "\""));
-  }
-  // The operator keeps every element: a block of dst must divide its axis (the compute itself
-  // could pad).
-  const std::string order = src->primal();
-  for (size_t k = 0; k < order.size(); ++k) {
-    const int64_t block = dst->BlockSize(order[k]);
-    if (block > 0 && (*primal)[k] % block != 0) {
-      return r.Error(absl::StrCat("argument 'dst': block ", block, " of axis ",
-                                  std::string(1, order[k]), " does not divide its extent ",
-                                  (*primal)[k]));
-    }
-  }
+  TESSEL_ASSIGN_OR_RETURN(nn::LayoutTransformArgs a, nn::ReadLayoutTransformArgs(r, shape));
   te::Tensor x = Placeholder(shape, "x");
-  absl::StatusOr<te::Tensor> out = nn::LayoutTransform(x, *src, *dst);
+  absl::StatusOr<te::Tensor> out = nn::LayoutTransform(x, a.src, a.dst);
   if (!out.ok()) return KeyError(r, "dst", out.status());
   return Unary(x, *out);
 }

@@ -8,6 +8,7 @@
 
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/shape.h"
+#include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
 
 namespace tessel::ops::nn {
@@ -222,6 +223,42 @@ absl::StatusOr<te::Tensor> LayoutTransform(const te::Tensor& x, const Layout& sr
     return ir::if_then_else(in_bounds, x(src_index), ir::MakeZero(x.dtype()));
   };
   return te::compute(ShapeExprs(*out_shape), fcompute, "layout_transform");
+}
+
+absl::StatusOr<LayoutTransformArgs> ReadLayoutTransformArgs(const ArgReader& reader,
+                                                            const std::vector<int64_t>& shape) {
+  auto key_error = [&](const std::string& key, const absl::Status& s) {
+    return reader.Error(absl::StrCat("argument '", key, "': ", s.message()));
+  };
+  LayoutTransformArgs out;
+  TESSEL_ASSIGN_OR_RETURN(out.src_text, reader.String("src"));
+  TESSEL_ASSIGN_OR_RETURN(out.dst_text, reader.String("dst"));
+  absl::StatusOr<Layout> src = ParseLayout(out.src_text);
+  if (!src.ok()) return key_error("src", src.status());
+  absl::StatusOr<Layout> dst = ParseLayout(out.dst_text);
+  if (!dst.ok()) return key_error("dst", dst.status());
+  absl::StatusOr<std::vector<int64_t>> primal = PrimalShape(*src, shape);
+  if (!primal.ok()) return key_error("shape", primal.status());
+  std::string a = src->primal(), b = dst->primal();
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a != b) {
+    return reader.Error(absl::StrCat("argument 'dst' \"", out.dst_text,
+                                     "\" must have the axes of 'src' \"", out.src_text, "\""));
+  }
+  const std::string order = src->primal();
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int64_t block = dst->BlockSize(order[k]);
+    if (block > 0 && (*primal)[k] % block != 0) {
+      return reader.Error(absl::StrCat("argument 'dst': block ", block, " of axis ",
+                                       std::string(1, order[k]), " does not divide its extent ",
+                                       (*primal)[k]));
+    }
+  }
+  out.src = *std::move(src);
+  out.dst = *std::move(dst);
+  out.primal = *std::move(primal);
+  return out;
 }
 
 }  // namespace tessel::ops::nn

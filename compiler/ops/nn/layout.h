@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/op_args.h"
 #include "compiler/te/tensor.h"
 
 // Data layouts written as strings, as in "NCHW", "NHWC", "NCHW16c" or "OIHW8i16o".
@@ -71,5 +72,18 @@ absl::StatusOr<std::vector<int64_t>> PrimalShape(const Layout& layout,
 absl::StatusOr<te::Tensor> LayoutTransform(const te::Tensor& x, const Layout& src,
                                            const Layout& dst,
                                            std::vector<int64_t> primal_shape = {});
+
+// The layout_transform operator's arguments (OPERATORS.md) for an input of `shape`: `src` and
+// `dst` as written and parsed, and the input's primal extents (src.primal() order).
+struct LayoutTransformArgs {
+  std::string src_text, dst_text;
+  Layout src, dst;
+  std::vector<int64_t> primal;
+};
+// Reads `src` and `dst` and checks them: both parse, `shape` is a tensor in src, they name the
+// same axes, and every block of dst divides its axis's extent (the operator keeps every
+// element). Errors name the argument.
+absl::StatusOr<LayoutTransformArgs> ReadLayoutTransformArgs(const ArgReader& reader,
+                                                            const std::vector<int64_t>& shape);
 
 }  // namespace tessel::ops::nn

@@ -229,37 +229,12 @@ std::optional<InjectiveOp> ChannelReblock(const std::vector<int64_t>& shape,
 absl::StatusOr<InjectiveOp> BuildLayoutTransform(const std::string& name, const OpArgs& args) {
   ArgReader reader(name, args);
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
-  TESSEL_ASSIGN_OR_RETURN(std::string src_text, reader.String("src"));
-  TESSEL_ASSIGN_OR_RETURN(std::string dst_text, reader.String("dst"));
-  absl::StatusOr<nn::Layout> src = nn::ParseLayout(src_text);
-  if (!src.ok()) return KeyError(reader, "src", src.status());
-  absl::StatusOr<nn::Layout> dst = nn::ParseLayout(dst_text);
-  if (!dst.ok()) return KeyError(reader, "dst", dst.status());
-  absl::StatusOr<std::vector<int64_t>> primal = nn::PrimalShape(*src, shape);
-  if (!primal.ok()) return KeyError(reader, "shape", primal.status());
-  std::string a = src->primal(), b = dst->primal();
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  if (a != b) {
-    return reader.Error(absl::StrCat("argument 'dst' \"", dst_text,
-                                     "\" must have the axes of 'src' \"", src_text, "\""));
-  }
-  // The operator keeps every element: a block of dst must divide its axis (the compute itself
-  // could pad).
-  const std::string order = src->primal();
-  for (size_t k = 0; k < order.size(); ++k) {
-    const int64_t block = dst->BlockSize(order[k]);
-    if (block > 0 && (*primal)[k] % block != 0) {
-      return reader.Error(absl::StrCat("argument 'dst': block ", block, " of axis ",
-                                       std::string(1, order[k]), " does not divide its extent ",
-                                       (*primal)[k]));
-    }
-  }
-  if (std::optional<InjectiveOp> op = ChannelReblock(shape, *primal, src_text, dst_text)) {
+  TESSEL_ASSIGN_OR_RETURN(nn::LayoutTransformArgs a, nn::ReadLayoutTransformArgs(reader, shape));
+  if (std::optional<InjectiveOp> op = ChannelReblock(shape, a.primal, a.src_text, a.dst_text)) {
     return *std::move(op);
   }
   te::Tensor x = Placeholder(shape, "x");
-  absl::StatusOr<te::Tensor> out = nn::LayoutTransform(x, *src, *dst);
+  absl::StatusOr<te::Tensor> out = nn::LayoutTransform(x, a.src, a.dst);
   if (!out.ok()) return KeyError(reader, "dst", out.status());
   return Unary(x, shape, *out, 1);
 }
