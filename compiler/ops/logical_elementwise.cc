@@ -21,7 +21,7 @@ SignatureFn ActivationOp(Activation f, double low = -1, double high = 1) {
   return [f, low, high](const std::string& op,
                         const OpArgs& args) -> absl::StatusOr<LogicalSignature> {
     ArgReader r(op, args);
-    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(r, "shape"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, r.Shape("shape"));
     te::Tensor x = Placeholder(shape, "x");
     TESSEL_ASSIGN_OR_RETURN(te::Tensor out, f(r, x));
     return LogicalSignature{{SpecOf(x, "x", low, high)}, {SpecOf(out, "out")}};
@@ -35,8 +35,8 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 SignatureFn BinaryOp(nn::BinaryOp kind) {
   return [kind](const std::string& op, const OpArgs& args) -> absl::StatusOr<LogicalSignature> {
     ArgReader r(op, args);
-    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> a_shape, ReadShape(r, "a_shape"));
-    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> b_shape, ReadShape(r, "b_shape"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> a_shape, r.Shape("a_shape"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> b_shape, r.Shape("b_shape"));
     if (absl::Status s = nn::BroadcastShape(a_shape, b_shape).status(); !s.ok()) {
       return r.Error(absl::StrCat("arguments 'a_shape' ", ShapeText(a_shape), " and 'b_shape' ",
                                   ShapeText(b_shape), " do not broadcast: ", s.message()));

@@ -14,9 +14,9 @@ namespace {
 
 absl::StatusOr<LogicalSignature> Dense(const std::string& op, const OpArgs& args) {
   ArgReader r(op, args);
-  TESSEL_ASSIGN_OR_RETURN(int64_t m, ReadExtent(r, "m"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t n, ReadExtent(r, "n"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t k, ReadExtent(r, "k"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t m, r.Extent("m"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t n, r.Extent("n"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t k, r.Extent("k"));
   TESSEL_ASSIGN_OR_RETURN(bool has_bias, r.BoolOr("bias", false));
   te::Tensor data = Placeholder({m, k}, "data");
   te::Tensor weight = Placeholder({n, k}, "weight");
@@ -36,12 +36,12 @@ absl::StatusOr<LogicalSignature> Matmul(const std::string& op, const OpArgs& arg
   ArgReader r(op, args);
   std::vector<int64_t> batch;
   if (batched) {
-    TESSEL_ASSIGN_OR_RETURN(int64_t b, ReadExtent(r, "batch"));
+    TESSEL_ASSIGN_OR_RETURN(int64_t b, r.Extent("batch"));
     batch = {b};
   }
-  TESSEL_ASSIGN_OR_RETURN(int64_t m, ReadExtent(r, "m"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t n, ReadExtent(r, "n"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t k, ReadExtent(r, "k"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t m, r.Extent("m"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t n, r.Extent("n"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t k, r.Extent("k"));
   auto shape = [&](int64_t rows, int64_t cols) {
     std::vector<int64_t> s = batch;
     s.insert(s.end(), {rows, cols});
@@ -58,9 +58,9 @@ absl::StatusOr<LogicalSignature> Matmul(const std::string& op, const OpArgs& arg
 // U(-1/sqrt(hidden), 1/sqrt(hidden)), so that the gates stay where sigmoid and tanh are not flat.
 absl::StatusOr<LogicalSignature> Cell(const std::string& op, const OpArgs& args, int64_t gates) {
   ArgReader r(op, args);
-  TESSEL_ASSIGN_OR_RETURN(int64_t batch, ReadExtent(r, "batch"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t input, ReadExtent(r, "input"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t hidden, ReadExtent(r, "hidden"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t batch, r.Extent("batch"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t input, r.Extent("input"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t hidden, r.Extent("hidden"));
   const bool lstm = gates == 4;
   te::Tensor x = Placeholder({batch, input}, "x");
   te::Tensor h = Placeholder({batch, hidden}, "h");
@@ -90,9 +90,9 @@ absl::StatusOr<LogicalSignature> Cell(const std::string& op, const OpArgs& args,
 // output column), so the logical weight is written as OPERATORS.md gives it.
 absl::StatusOr<LogicalSignature> BitserialDense(const std::string& op, const OpArgs& args) {
   ArgReader r(op, args);
-  TESSEL_ASSIGN_OR_RETURN(int64_t m, ReadExtent(r, "m"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t n, ReadExtent(r, "n"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t k, ReadExtent(r, "k"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t m, r.Extent("m"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t n, r.Extent("n"));
+  TESSEL_ASSIGN_OR_RETURN(int64_t k, r.Extent("k"));
   TESSEL_ASSIGN_OR_RETURN(nn::BitserialBits bits, nn::ReadBitserialBits(r));
   te::Tensor data = Placeholder({m, k}, "data", ir::DataType::UInt(8));
   te::Tensor planes = nn::BitpackRows(data, bits.activation_bits);

@@ -14,7 +14,7 @@ absl::StatusOr<LogicalSignature> BatchNorm(const std::string& op, const OpArgs& 
   ArgReader r(op, args);
   std::vector<int64_t> shape;
   for (const char* key : {"n", "c", "h", "w"}) {
-    TESSEL_ASSIGN_OR_RETURN(int64_t v, ReadExtent(r, key));
+    TESSEL_ASSIGN_OR_RETURN(int64_t v, r.Extent(key));
     shape.push_back(v);
   }
   TESSEL_ASSIGN_OR_RETURN(double epsilon, r.FloatOr("epsilon", 1e-5));
@@ -36,7 +36,7 @@ absl::StatusOr<LogicalSignature> BatchNorm(const std::string& op, const OpArgs& 
 // softmax, or log_softmax when `log`.
 absl::StatusOr<LogicalSignature> Softmax(const std::string& op, const OpArgs& args, bool log) {
   ArgReader r(op, args);
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(r, "shape"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, r.Shape("shape"));
   const int64_t rank = static_cast<int64_t>(shape.size());
   TESSEL_ASSIGN_OR_RETURN(int64_t axis, r.IntOr("axis", -1, -rank));
   if (axis >= rank) return r.Error(absl::StrCat("argument 'axis' must be below the rank ", rank));

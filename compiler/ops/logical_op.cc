@@ -63,24 +63,7 @@ LogicalSignature BitserialSignature(const te::Tensor& data, std::vector<int64_t>
       {SpecOf(out, "out")}};
 }
 
-absl::StatusOr<int64_t> ReadExtent(const ArgReader& reader, const std::string& key) {
-  TESSEL_ASSIGN_OR_RETURN(int64_t v, reader.Int(key));
-  if (v >= (int64_t{1} << 31)) {
-    return reader.Error(absl::StrCat("argument '", key, "' must be below 2^31, got ", v));
-  }
-  return v;
-}
 
-absl::StatusOr<std::vector<int64_t>> ReadShape(const ArgReader& reader, const std::string& key) {
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, reader.Ints(key, -1));
-  if (shape.empty()) return reader.Error(absl::StrCat("argument '", key, "' must not be empty"));
-  for (int64_t v : shape) {
-    if (v >= (int64_t{1} << 31)) {
-      return reader.Error(absl::StrCat("argument '", key, "' entries must be below 2^31, got ", v));
-    }
-  }
-  return shape;
-}
 
 te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& name,
                        ir::DataType dtype) {

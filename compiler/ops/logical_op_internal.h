@@ -37,12 +37,6 @@ void AddTransformOps(SignatureTable& table);
 // drawn from [low, high).
 TensorSpec SpecOf(const te::Tensor& t, std::string name, double low = -1, double high = 1);
 
-// An integer argument used as an extent: at least 1 and below 2^31 (index arithmetic is int32,
-// so a larger extent would not survive as a tensor's shape).
-absl::StatusOr<int64_t> ReadExtent(const ArgReader& reader, const std::string& key);
-// A non-empty list of such extents (a tensor's shape).
-absl::StatusOr<std::vector<int64_t>> ReadShape(const ArgReader& reader, const std::string& key);
-
 // A bit-serial operator's signature: `data` (activations of bits.activation_bits), a uint8 weight
 // of `weight_shape` as OPERATORS.md gives it (the compute takes its bit planes, made on the host),
 // and `out`.

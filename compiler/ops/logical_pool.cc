@@ -11,7 +11,7 @@ namespace {
 absl::StatusOr<std::vector<int64_t>> ReadNchw(const ArgReader& r) {
   std::vector<int64_t> shape;
   for (const char* key : {"n", "c", "h", "w"}) {
-    TESSEL_ASSIGN_OR_RETURN(int64_t v, ReadExtent(r, key));
+    TESSEL_ASSIGN_OR_RETURN(int64_t v, r.Extent(key));
     shape.push_back(v);
   }
   return shape;
@@ -23,8 +23,8 @@ absl::StatusOr<LogicalSignature> Pool(const std::string& op, const OpArgs& args,
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadNchw(r));
   nn::Pool2DAttrs attrs;
   attrs.kind = kind;
-  TESSEL_ASSIGN_OR_RETURN(attrs.kernel[0], ReadExtent(r, "kh"));
-  TESSEL_ASSIGN_OR_RETURN(attrs.kernel[1], ReadExtent(r, "kw"));
+  TESSEL_ASSIGN_OR_RETURN(attrs.kernel[0], r.Extent("kh"));
+  TESSEL_ASSIGN_OR_RETURN(attrs.kernel[1], r.Extent("kw"));
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> stride, r.IntsOr("stride", 2, {1, 1}));
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> pad, r.IntsOr("pad", 4, {0, 0, 0, 0}, 0));
   TESSEL_ASSIGN_OR_RETURN(attrs.ceil_mode, r.BoolOr("ceil_mode", false));

@@ -2,6 +2,8 @@
 
 #include <absl/strings/str_cat.h>
 
+#include "compiler/support/status_macros.h"
+
 namespace tessel::ops {
 namespace {
 
@@ -11,6 +13,10 @@ std::string Shown(const nlohmann::json& v) { return v.dump(); }
 
 absl::Status ArgReader::Error(const std::string& message) const {
   return absl::InvalidArgumentError(absl::StrCat(what_, ": ", message));
+}
+
+absl::Status ArgReader::ErrorIn(const std::string& key, const absl::Status& status) const {
+  return Error(absl::StrCat("argument '", key, "': ", status.message()));
 }
 
 absl::StatusOr<int64_t> ArgReader::Int(const std::string& key, int64_t min_value) const {
@@ -107,6 +113,25 @@ absl::StatusOr<bool> ArgReader::BoolOr(const std::string& key, bool fallback) co
     return Error(absl::StrCat("argument '", key, "' must be true or false, got ", Shown(v)));
   }
   return v.get<bool>();
+}
+
+absl::StatusOr<int64_t> ArgReader::Extent(const std::string& key) const {
+  TESSEL_ASSIGN_OR_RETURN(int64_t v, Int(key));
+  if (v >= (int64_t{1} << 31)) {
+    return Error(absl::StrCat("argument '", key, "' must be below 2^31, got ", v));
+  }
+  return v;
+}
+
+absl::StatusOr<std::vector<int64_t>> ArgReader::Shape(const std::string& key) const {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, Ints(key, -1));
+  if (shape.empty()) return Error(absl::StrCat("argument '", key, "' must not be empty"));
+  for (int64_t v : shape) {
+    if (v >= (int64_t{1} << 31)) {
+      return Error(absl::StrCat("argument '", key, "' entries must be below 2^31, got ", v));
+    }
+  }
+  return shape;
 }
 
 }  // namespace tessel::ops

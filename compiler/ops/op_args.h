@@ -39,9 +39,17 @@ class ArgReader {
   absl::StatusOr<std::string> String(const std::string& key) const;
   absl::StatusOr<std::string> StringOr(const std::string& key, std::string fallback) const;
   absl::StatusOr<bool> BoolOr(const std::string& key, bool fallback) const;
+  // An integer used as an extent: at least 1 and below 2^31 (index arithmetic is int32, so a
+  // larger extent would not survive as a tensor's shape).
+  absl::StatusOr<int64_t> Extent(const std::string& key) const;
+  // A non-empty list of such extents: a tensor's shape.
+  absl::StatusOr<std::vector<int64_t>> Shape(const std::string& key) const;
 
   // An error "what: message" for a constraint between keys.
   absl::Status Error(const std::string& message) const;
+  // An error of what was computed from argument `key` (a compute refusing it, say), attributed
+  // to that argument: "what: argument 'key': <status's message>".
+  absl::Status ErrorIn(const std::string& key, const absl::Status& status) const;
 
  private:
   std::string what_;

@@ -40,6 +40,22 @@ TEST(ArgReaderTest, ErrorsNameTheOperatorAndKey) {
               HasSubstr("conv2d_nchwc.x86: ic must divide by groups"));
 }
 
+TEST(ArgReaderTest, ShapesAndExtentsAreNonEmptyAndFitInt32) {
+  const OpArgs args = {{"shape", {1, 3, 224, 224}}, {"empty", OpArgs::array()},
+                       {"huge", {1, int64_t{1} << 31}}, {"zero", {2, 0}}, {"ic", 64},
+                       {"oc", int64_t{1} << 31}};
+  ArgReader r("pad.x86", args);
+  EXPECT_EQ(*r.Shape("shape"), (std::vector<int64_t>{1, 3, 224, 224}));
+  EXPECT_EQ(*r.Extent("ic"), 64);
+  EXPECT_THAT(r.Shape("empty").status().message(), HasSubstr("'empty' must not be empty"));
+  EXPECT_THAT(r.Shape("huge").status().message(),
+              HasSubstr("'huge' entries must be below 2^31, got 2147483648"));
+  EXPECT_THAT(r.Shape("zero").status().message(), HasSubstr("'zero' entries must be at least 1"));
+  EXPECT_THAT(r.Extent("oc").status().message(), HasSubstr("'oc' must be below 2^31"));
+  EXPECT_EQ(r.ErrorIn("axes", absl::InvalidArgumentError("axis 4 repeated")).message(),
+            "pad.x86: argument 'axes': axis 4 repeated");
+}
+
 TEST(ArgReaderTest, NonObjectArgumentsAreMissingKeys) {
   ArgReader r("relu.x86", OpArgs::array({1, 2}));
   EXPECT_THAT(r.Ints("shape", -1).status().message(), HasSubstr("missing argument 'shape'"));

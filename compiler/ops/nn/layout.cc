@@ -227,18 +227,15 @@ absl::StatusOr<te::Tensor> LayoutTransform(const te::Tensor& x, const Layout& sr
 
 absl::StatusOr<LayoutTransformArgs> ReadLayoutTransformArgs(const ArgReader& reader,
                                                             const std::vector<int64_t>& shape) {
-  auto key_error = [&](const std::string& key, const absl::Status& s) {
-    return reader.Error(absl::StrCat("argument '", key, "': ", s.message()));
-  };
   LayoutTransformArgs out;
   TESSEL_ASSIGN_OR_RETURN(out.src_text, reader.String("src"));
   TESSEL_ASSIGN_OR_RETURN(out.dst_text, reader.String("dst"));
   absl::StatusOr<Layout> src = ParseLayout(out.src_text);
-  if (!src.ok()) return key_error("src", src.status());
+  if (!src.ok()) return reader.ErrorIn("src", src.status());
   absl::StatusOr<Layout> dst = ParseLayout(out.dst_text);
-  if (!dst.ok()) return key_error("dst", dst.status());
+  if (!dst.ok()) return reader.ErrorIn("dst", dst.status());
   absl::StatusOr<std::vector<int64_t>> primal = PrimalShape(*src, shape);
-  if (!primal.ok()) return key_error("shape", primal.status());
+  if (!primal.ok()) return reader.ErrorIn("shape", primal.status());
   std::string a = src->primal(), b = dst->primal();
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());

@@ -26,11 +26,6 @@ te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& nam
   return te::placeholder(nn::ShapeExprs(shape), ir::kFloat32, name);
 }
 
-absl::StatusOr<std::vector<int64_t>> ReadShape(const ArgReader& reader, const std::string& key) {
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, reader.Ints(key, -1));
-  if (shape.empty()) return reader.Error(absl::StrCat("argument '", key, "' must not be empty"));
-  return shape;
-}
 
 // An activation of x of `shape`: f(x) element-wise.
 using Activation = std::function<absl::StatusOr<te::Tensor>(const ArgReader&, const te::Tensor&)>;
@@ -40,7 +35,7 @@ InjectiveBuilder ActivationBuilder(Activation f, double low = -1, double high = 
   return
       [f, low, high](const std::string& name, const OpArgs& args) -> absl::StatusOr<InjectiveOp> {
         ArgReader reader(name, args);
-        TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
+        TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, reader.Shape("shape"));
         const std::vector<int64_t> flat = {nn::NumElements(shape)};
         InjectiveOp op;
         te::Tensor x = Placeholder(flat, "x");
@@ -59,8 +54,8 @@ InjectiveBuilder ActivationBuilder(Activation f, double low = -1, double high = 
 InjectiveBuilder BinaryBuilder(nn::BinaryOp kind) {
   return [kind](const std::string& name, const OpArgs& args) -> absl::StatusOr<InjectiveOp> {
     ArgReader reader(name, args);
-    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> a_shape, ReadShape(reader, "a_shape"));
-    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> b_shape, ReadShape(reader, "b_shape"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> a_shape, reader.Shape("a_shape"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> b_shape, reader.Shape("b_shape"));
     absl::StatusOr<std::vector<int64_t>> out = nn::BroadcastShape(a_shape, b_shape);
     if (!out.ok()) {
       return reader.Error(absl::StrCat("arguments 'a_shape' ", ShapeText(a_shape),

@@ -18,17 +18,12 @@
 namespace tessel::ops::x86 {
 namespace {
 
-absl::StatusOr<std::vector<int64_t>> ReadShape(const ArgReader& reader, const std::string& key) {
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, reader.Ints(key, -1));
-  if (shape.empty()) return reader.Error(absl::StrCat("argument '", key, "' must not be empty"));
-  return shape;
-}
 
 absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& args) {
   ArgReader reader(name, args);
-  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> data_shape, ReadShape(reader, "data_shape"));
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> data_shape, reader.Shape("data_shape"));
   TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> indices_shape,
-                          ReadShape(reader, "indices_shape"));
+                          reader.Shape("indices_shape"));
   const int64_t rank = static_cast<int64_t>(data_shape.size());
   TESSEL_ASSIGN_OR_RETURN(int64_t axis, reader.IntOr("axis", 0, -rank));
   if (axis >= rank) {

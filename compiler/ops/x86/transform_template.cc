@@ -13,6 +13,7 @@
 #include "compiler/ops/nn/layout.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/nn/transform.h"
+#include "compiler/ops/nn/transform_args.h"
 #include "compiler/ops/x86/host_reshape.h"
 #include "compiler/ops/x86/injective_schedule.h"
 #include "compiler/support/check.h"
@@ -26,16 +27,6 @@ te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& nam
   return te::placeholder(nn::ShapeExprs(shape), ir::kFloat32, name);
 }
 
-absl::StatusOr<std::vector<int64_t>> ReadShape(const ArgReader& reader, const std::string& key) {
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, reader.Ints(key, -1));
-  if (shape.empty()) return reader.Error(absl::StrCat("argument '", key, "' must not be empty"));
-  return shape;
-}
-
-// An error of a compute, attributed to the argument it comes from.
-absl::Status KeyError(const ArgReader& reader, const std::string& key, const absl::Status& s) {
-  return reader.Error(absl::StrCat("argument '", key, "': ", s.message()));
-}
 
 // One input x of `shape`, the output f(x).
 InjectiveOp Unary(const te::Tensor& x, const std::vector<int64_t>& shape, te::Tensor out,
@@ -51,34 +42,13 @@ InjectiveOp Unary(const te::Tensor& x, const std::vector<int64_t>& shape, te::Te
 
 absl::StatusOr<InjectiveOp> BuildConcatenate(const std::string& name, const OpArgs& args) {
   ArgReader reader(name, args);
-  auto shapes_error = [&] {
-    return reader.Error(
-        "argument 'shapes' must be a non-empty list of shapes of one rank (lists of integers >= "
-        "1)");
-  };
-  if (!args.is_object() || !args.contains("shapes") || !args.at("shapes").is_array() ||
-      args.at("shapes").empty()) {
-    return shapes_error();
-  }
-  std::vector<std::vector<int64_t>> shapes;
-  for (const OpArgs& s : args.at("shapes")) {
-    const OpArgs one = {{"shape", s}};
-    absl::StatusOr<std::vector<int64_t>> shape = ArgReader(name, one).Ints("shape", -1);
-    if (!shape.ok() || shape->empty() || (!shapes.empty() && shape->size() != shapes[0].size())) {
-      return shapes_error();
-    }
-    shapes.push_back(*std::move(shape));
-  }
-  const int64_t rank = static_cast<int64_t>(shapes[0].size());
-  TESSEL_ASSIGN_OR_RETURN(int64_t axis, reader.Int("axis", -rank));
-  if (axis >= rank) {
-    return reader.Error(absl::StrCat("argument 'axis' must be below the rank ", rank));
-  }
-  if (axis < 0) axis += rank;
+  TESSEL_ASSIGN_OR_RETURN(nn::ConcatenateArgs a, nn::ReadConcatenateArgs(reader, args));
+  const std::vector<std::vector<int64_t>>& shapes = a.shapes;
+  const int64_t axis = a.axis;
   std::vector<te::Tensor> logical;
   for (const std::vector<int64_t>& shape : shapes) logical.push_back(Placeholder(shape, "x"));
   absl::StatusOr<te::Tensor> joined = nn::Concatenate(logical, axis);
-  if (!joined.ok()) return KeyError(reader, "shapes", joined.status());
+  if (!joined.ok()) return reader.ErrorIn("shapes", joined.status());
   // The program joins views [before, extent, after] (the axes before and after the joined one
   // merged, dropped when of extent 1) along the middle axis: rows of `after` elements are read
   // contiguously from whichever input holds them.
@@ -122,62 +92,43 @@ InjectiveOp FlatCopy(const std::vector<int64_t>& shape, const std::vector<int64_
 }
 
 absl::StatusOr<InjectiveOp> BuildReshape(const std::string& name, const OpArgs& args) {
-  ArgReader reader(name, args);
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> newshape, reader.Ints("newshape", -1, -1));
-  absl::StatusOr<std::vector<int64_t>> out_shape = nn::ReshapeShape(shape, newshape);
-  if (!out_shape.ok()) return KeyError(reader, "newshape", out_shape.status());
-  if (out_shape->empty()) return reader.Error("argument 'newshape' must not be empty");
-  return FlatCopy(shape, *out_shape);
+  TESSEL_ASSIGN_OR_RETURN(nn::ReshapeArgs a, nn::ReadReshapeArgs(ArgReader(name, args)));
+  return FlatCopy(a.shape, a.out_shape);
 }
 
 absl::StatusOr<InjectiveOp> BuildFlatten(const std::string& name, const OpArgs& args) {
-  ArgReader reader(name, args);
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
-  TESSEL_ASSIGN_OR_RETURN(int64_t axis, reader.IntOr("axis", 1, 0));
-  if (axis > static_cast<int64_t>(shape.size())) {
-    return reader.Error(absl::StrCat("argument 'axis' must be at most the rank ", shape.size()));
-  }
-  return FlatCopy(shape, {nn::NumElements({shape.begin(), shape.begin() + axis}),
-                          nn::NumElements({shape.begin() + axis, shape.end()})});
+  TESSEL_ASSIGN_OR_RETURN(nn::FlattenArgs a, nn::ReadFlattenArgs(ArgReader(name, args)));
+  return FlatCopy(a.shape, a.out_shape);
 }
 
 absl::StatusOr<InjectiveOp> BuildTranspose(const std::string& name, const OpArgs& args) {
   ArgReader reader(name, args);
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
-  const int64_t rank = static_cast<int64_t>(shape.size());
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
-                          reader.Ints("axes", static_cast<int>(rank), -rank));
-  for (int64_t a : axes) {
-    if (a >= rank) {
-      return reader.Error(absl::StrCat("argument 'axes' must be a permutation of 0..", rank - 1));
-    }
-  }
-  te::Tensor x = Placeholder(shape, "x");
-  absl::StatusOr<te::Tensor> out = nn::Transpose(x, axes);
-  if (!out.ok()) return KeyError(reader, "axes", out.status());
+  TESSEL_ASSIGN_OR_RETURN(nn::TransposeArgs a, nn::ReadTransposeArgs(reader));
+  te::Tensor x = Placeholder(a.shape, "x");
+  absl::StatusOr<te::Tensor> out = nn::Transpose(x, a.axes);
+  if (!out.ok()) return reader.ErrorIn("axes", out.status());
   // Trailing axes the permutation keeps in place are contiguous in both tensors.
+  const int64_t rank = static_cast<int64_t>(a.shape.size());
   int kept = 0;
-  while (kept < rank && (axes[rank - 1 - kept] + rank) % rank == rank - 1 - kept) ++kept;
-  return Unary(x, shape, *out, kept);
+  while (kept < rank && (a.axes[rank - 1 - kept] + rank) % rank == rank - 1 - kept) ++kept;
+  return Unary(x, a.shape, *out, kept);
 }
 
 absl::StatusOr<InjectiveOp> BuildPad(const std::string& name, const OpArgs& args) {
   ArgReader reader(name, args);
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
-  const int rank = static_cast<int>(shape.size());
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> before, reader.Ints("pad_before", rank, 0));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> after, reader.Ints("pad_after", rank, 0));
-  TESSEL_ASSIGN_OR_RETURN(double value, reader.FloatOr("value", 0.0));
-  te::Tensor x = Placeholder(shape, "x");
-  TESSEL_ASSIGN_OR_RETURN(te::Tensor out, nn::Pad(x, before, after, value));
+  TESSEL_ASSIGN_OR_RETURN(nn::PadArgs a, nn::ReadPadArgs(reader));
+  te::Tensor x = Placeholder(a.shape, "x");
+  absl::StatusOr<te::Tensor> out = nn::Pad(x, a.before, a.after, a.value);
+  if (!out.ok()) return reader.ErrorIn("pad_before", out.status());
   // Trailing unpadded axes are contiguous in both tensors, and the padding test of the others is
   // the same for the whole inner loop.
+  const int rank = static_cast<int>(a.shape.size());
   int unpadded = 0;
-  while (unpadded < rank && before[rank - 1 - unpadded] == 0 && after[rank - 1 - unpadded] == 0) {
+  while (unpadded < rank && a.before[rank - 1 - unpadded] == 0 &&
+         a.after[rank - 1 - unpadded] == 0) {
     ++unpadded;
   }
-  return Unary(x, shape, out, unpadded);
+  return Unary(x, a.shape, *out, unpadded);
 }
 
 // The channel block of "NCHW" (1) or "NCHW<b>c" (b), or 0 for any other layout.
@@ -228,14 +179,14 @@ std::optional<InjectiveOp> ChannelReblock(const std::vector<int64_t>& shape,
 
 absl::StatusOr<InjectiveOp> BuildLayoutTransform(const std::string& name, const OpArgs& args) {
   ArgReader reader(name, args);
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadShape(reader, "shape"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, reader.Shape("shape"));
   TESSEL_ASSIGN_OR_RETURN(nn::LayoutTransformArgs a, nn::ReadLayoutTransformArgs(reader, shape));
   if (std::optional<InjectiveOp> op = ChannelReblock(shape, a.primal, a.src_text, a.dst_text)) {
     return *std::move(op);
   }
   te::Tensor x = Placeholder(shape, "x");
   absl::StatusOr<te::Tensor> out = nn::LayoutTransform(x, a.src, a.dst);
-  if (!out.ok()) return KeyError(reader, "dst", out.status());
+  if (!out.ok()) return reader.ErrorIn("dst", out.status());
   return Unary(x, shape, *out, 1);
 }
 
