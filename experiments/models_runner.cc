@@ -17,7 +17,7 @@
 #include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
 #include "compiler/target/target_facts.h"
-#include "experiments/atomic_file.h"
+#include "compiler/support/atomic_file.h"
 #include "experiments/bench_target.h"
 #include "experiments/build_info.h"
 #include "experiments/compare_models.h"
@@ -95,7 +95,7 @@ absl::Status ModelsExperiment::Prepare() {
   runtime::ThreadPool::Global().SetNumThreads(config_.threads);
   outcome_.out_dir =
       options_.out_dir.empty() ? DefaultResultsDir(config_.name, target_) : options_.out_dir;
-  TESSEL_RETURN_IF_ERROR(MakeDirectories(outcome_.out_dir));
+  TESSEL_RETURN_IF_ERROR(support::MakeDirectories(outcome_.out_dir));
   report_.config = &config_;
   report_.machine =
       absl::StrCat(experiments::BenchMetadata(target_, config_.threads), "build: commit ",
@@ -202,7 +202,7 @@ absl::Status ModelsExperiment::Tune(const std::string& network) {
         m.nodes.size() > 1 ? absl::StrCat(" and ", m.nodes.size() - 1, " more") : "", ")"));
   }
   const std::string log = absl::StrCat(outcome_.out_dir, "/", record.log);
-  TESSEL_RETURN_IF_ERROR(MakeDirectories(absl::StrCat(outcome_.out_dir, "/logs")));
+  TESSEL_RETURN_IF_ERROR(support::MakeDirectories(absl::StrCat(outcome_.out_dir, "/logs")));
 
   search::TuneTasksOptions o;
   o.tuner.cost_model = t.cost_model;
@@ -277,8 +277,8 @@ absl::Status ModelsExperiment::Time(size_t index) {
 absl::Status ModelsExperiment::WriteOutputs(bool plot) {
   const std::string& out = outcome_.out_dir;
   report_.date = Now();
-  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/summary.csv", ModelsSummaryCsv(report_)));
-  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/times.csv", ModelsTimesCsv(report_)));
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/summary.csv", ModelsSummaryCsv(report_)));
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/times.csv", ModelsTimesCsv(report_)));
   if (plot) {
     absl::StatusOr<std::string> script =
         options_.plot_script.empty() ? FindPlotScript() : options_.plot_script;
@@ -292,7 +292,7 @@ absl::Status ModelsExperiment::WriteOutputs(bool plot) {
       outcome_.warnings.push_back(absl::StrCat("no figure: ", png.status().message()));
     }
   }
-  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/summary.md", ModelsSummaryMarkdown(report_)));
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/summary.md", ModelsSummaryMarkdown(report_)));
   return absl::OkStatus();
 }
 

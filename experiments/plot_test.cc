@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "experiments/atomic_file.h"
+#include "compiler/support/atomic_file.h"
 
 namespace tessel::experiments {
 namespace {
@@ -38,7 +38,7 @@ TEST(PlotTest, WritesOnePngPerWorkload) {
   absl::StatusOr<std::string> script = FindPlotScript();
   ASSERT_TRUE(script.ok()) << script.status();
   const std::string dir = TmpDir("plots");
-  ASSERT_TRUE(WriteFileAtomically(dir + "/trials.csv", kTrials).ok());
+  ASSERT_TRUE(support::WriteFileAtomically(dir + "/trials.csv", kTrials).ok());
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
       RunPlotScript(*script, dir + "/trials.csv", dir, "demo", kPython);
   ASSERT_TRUE(plots.ok()) << plots.status();
@@ -63,7 +63,7 @@ TEST(PlotTest, PlotsGflopsWithoutABaseline) {
   ASSERT_TRUE(script.ok()) << script.status();
   const std::string dir = TmpDir("gflops");
   ASSERT_TRUE(
-      WriteFileAtomically(
+      support::WriteFileAtomically(
           dir + "/trials.csv",
           "workload,strategy,seed,trial,config_index,error,gflops,best_gflops,best_speedup\n"
           "d,ga,0,1,1,none,2.0,2.0,\n"
@@ -81,7 +81,7 @@ TEST(PlotTest, BadCsvIsAnErrorWithTheScriptsMessage) {
   absl::StatusOr<std::string> script = FindPlotScript();
   ASSERT_TRUE(script.ok()) << script.status();
   const std::string dir = TmpDir("bad");
-  ASSERT_TRUE(WriteFileAtomically(dir + "/trials.csv", "workload,seed\nC6,0\n").ok());
+  ASSERT_TRUE(support::WriteFileAtomically(dir + "/trials.csv", "workload,seed\nC6,0\n").ok());
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
       RunPlotScript(*script, dir + "/trials.csv", dir, "", kPython);
   ASSERT_FALSE(plots.ok());
@@ -100,7 +100,7 @@ TEST(PlotTest, BarChartsOfAModelsSummary) {
   absl::StatusOr<std::string> script = FindPlotScript();
   ASSERT_TRUE(script.ok()) << script.status();
   const std::string dir = TmpDir("bars");
-  ASSERT_TRUE(WriteFileAtomically(dir + "/summary.csv", kSummary).ok());
+  ASSERT_TRUE(support::WriteFileAtomically(dir + "/summary.csv", kSummary).ok());
   for (const char* values : {"speedup", "ms"}) {
     const std::string name = std::string(values) + ".png";
     absl::StatusOr<std::string> png =
@@ -114,7 +114,7 @@ TEST(PlotTest, BarChartsOfAModelsSummary) {
     EXPECT_GT(std::filesystem::file_size(dir + "/" + name), 5000u) << name;
   }
   // A tuning experiment's trials.csv is not a summary: the script says which columns it lacks.
-  ASSERT_TRUE(WriteFileAtomically(dir + "/trials.csv", kTrials).ok());
+  ASSERT_TRUE(support::WriteFileAtomically(dir + "/trials.csv", kTrials).ok());
   absl::StatusOr<std::string> png =
       RunBarPlotScript(*script, dir + "/trials.csv", dir, "", "speedup", "x.png", kPython);
   ASSERT_FALSE(png.ok());

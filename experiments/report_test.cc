@@ -10,7 +10,7 @@
 #include <limits>
 #include <sstream>
 
-#include "experiments/atomic_file.h"
+#include "compiler/support/atomic_file.h"
 #include "experiments/test_files.h"
 
 namespace tessel::experiments {
@@ -139,9 +139,9 @@ TEST(ReportTest, SummaryTableForTheTerminal) {
 TEST(AtomicFileTest, WritesReplacesAndLeavesNoTemporary) {
   const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/atomic/a/b";
   const std::string path = dir + "/out.csv";
-  ASSERT_TRUE(WriteFileAtomically(path, "one\n").ok());
+  ASSERT_TRUE(support::WriteFileAtomically(path, "one\n").ok());
   EXPECT_EQ(testing::ReadFile(path), "one\n");
-  ASSERT_TRUE(WriteFileAtomically(path, "two\n").ok());
+  ASSERT_TRUE(support::WriteFileAtomically(path, "two\n").ok());
   EXPECT_EQ(testing::ReadFile(path), "two\n");
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -152,7 +152,7 @@ TEST(AtomicFileTest, WritesReplacesAndLeavesNoTemporary) {
 }
 
 TEST(AtomicFileTest, UnwritableDirectoryNamesThePath) {
-  const absl::Status status = WriteFileAtomically("/proc/no/such/out.csv", "x");
+  const absl::Status status = support::WriteFileAtomically("/proc/no/such/out.csv", "x");
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("/proc/no/such"), std::string::npos) << status;
 }

@@ -17,7 +17,7 @@
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
-#include "experiments/atomic_file.h"
+#include "compiler/support/atomic_file.h"
 #include "experiments/bench_target.h"
 #include "experiments/build_info.h"
 #include "experiments/config_fields.h"
@@ -157,7 +157,7 @@ absl::Status MeasureBaselines(const ExperimentConfig& config, const std::string&
                             time->implementation, time->repeats.size());
     recorded = RecordBaseline(std::move(recorded), w.spec->name, key, *time);
   }
-  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(path, recorded.dump(2) + "\n"));
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(path, recorded.dump(2) + "\n"));
   files.push_back("baseline.json");
   return absl::OkStatus();
 }
@@ -265,7 +265,7 @@ absl::Status Experiment::Prepare() {
 
   outcome_.out_dir =
       options_.out_dir.empty() ? DefaultResultsDir(config_.name, target_) : options_.out_dir;
-  TESSEL_RETURN_IF_ERROR(MakeDirectories(outcome_.out_dir));
+  TESSEL_RETURN_IF_ERROR(support::MakeDirectories(outcome_.out_dir));
   TESSEL_RETURN_IF_ERROR(
       MeasureBaselines(config_, outcome_.out_dir, workloads_, note_, outcome_.files));
 
@@ -332,7 +332,7 @@ absl::Status Experiment::TuneRun(size_t index) {
   tuner.log_path = log;
   tuner.threads = config_.model_threads;
   tuner.batch_size = config_.measure.build_workers;
-  TESSEL_RETURN_IF_ERROR(MakeDirectories(std::filesystem::path(log).parent_path().string()));
+  TESSEL_RETURN_IF_ERROR(support::MakeDirectories(std::filesystem::path(log).parent_path().string()));
   TESSEL_ASSIGN_OR_RETURN(search::Measurer * measurer, MeasurerFor(w));
 
   const double baseline_gflops = w.baseline ? w.flops / w.baseline->seconds * 1e-9 : 0;
@@ -344,7 +344,7 @@ absl::Status Experiment::TuneRun(size_t index) {
     return absl::Status(result.status().code(),
                         absl::StrCat(label, ": ", result.status().message()));
   }
-  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(marker, DoneMarker(config_, *result).dump() + "\n"));
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(marker, DoneMarker(config_, *result).dump() + "\n"));
   TESSEL_ASSIGN_OR_RETURN(run.trials, LoadTrials(log, key, config_.trials));
   run.finished = true;
   ++outcome_.tuned;
@@ -357,8 +357,8 @@ absl::Status Experiment::TuneRun(size_t index) {
 absl::Status Experiment::WriteOutputs(bool plot) {
   const std::string& out = outcome_.out_dir;
   report_.date = Now();
-  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/trials.csv", TrialsCsv(report_)));
-  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/summary.csv", SummaryCsv(report_)));
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/trials.csv", TrialsCsv(report_)));
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/summary.csv", SummaryCsv(report_)));
   if (plot) {
     absl::StatusOr<std::string> script =
         options_.plot_script.empty() ? FindPlotScript() : options_.plot_script;
@@ -372,7 +372,7 @@ absl::Status Experiment::WriteOutputs(bool plot) {
       outcome_.warnings.push_back(absl::StrCat("no figures: ", plots.status().message()));
     }
   }
-  TESSEL_RETURN_IF_ERROR(WriteFileAtomically(out + "/summary.md", SummaryMarkdown(report_)));
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/summary.md", SummaryMarkdown(report_)));
   return absl::OkStatus();
 }
 

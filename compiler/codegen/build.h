@@ -16,12 +16,20 @@
 // when linked in (//compiler/codegen:build links every backend of this build):
 //   llvm: LLVM IR (codegen/llvm) -> optimization (-opt-level, O3 by default) -> object file ->
 //         in-memory link (this host) or kept for saving (other triples).
+//   cuda: each function one kernel (codegen/cuda) -> CUDA C -> NVRTC -> PTX -> ptxas -> cubin,
+//         checked against the target's GPU limits -> a "cuda" module (runtime/cuda), whose
+//         kernels run where a CUDA driver and GPU are.
+//   opencl: each function one kernel (codegen/opencl) -> OpenCL C 1.2, checked against the
+//         target's work-group limits (Mali's with -device=mali) -> clBuildProgram where an OpenCL
+//         platform is installed -> an "opencl" module (runtime/opencl), whose kernels run on any
+//         OpenCL device (PoCL's CPU device here).
 namespace tessel::codegen {
 
 struct BuildOptions {
-  // When set, the backend's intermediate code (LLVM IR before and after optimization) goes here.
+  // When set, the backend's intermediate code (LLVM IR before and after optimization; CUDA C;
+  // OpenCL C) goes here.
   std::ostream* dump_ir = nullptr;
-  // When set, the target's assembly is printed here.
+  // When set, the target's assembly (x86 or AArch64 assembly; PTX) is printed here.
   std::ostream* dump_asm = nullptr;
   // When set, each step's wall time is printed here (microseconds).
   std::ostream* timing = nullptr;

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "compiler/runtime/device_name.h"
+
 // The seam between the runtime and a kind of device: one DeviceAPI per DLDeviceType allocates
 // memory on devices of that type, copies tensors to, from and on them, and waits for their
 // queued work. NDArray (ndarray.h) goes through it for every allocation and every copy that
@@ -62,10 +64,6 @@ void RegisterDeviceAPI(DLDeviceType type, std::unique_ptr<DeviceAPI> api);
 // that type is linked into this build; the message names the device and the types there are.
 absl::StatusOr<DeviceAPI*> GetDeviceAPI(DLDevice device);
 
-// "cpu:0", "cuda:1", "ext_dev:0": DLPack's name of the device type (without "kDL", in
-// lower_snake_case) and the device id, for messages. A type DLPack does not name prints as
-// "device_type_<number>:<id>".
-std::string DeviceName(DLDevice device);
 
 // Whether the host can read and write the device's memory directly (only kDLCPU here).
 inline bool IsHost(DLDevice device) { return device.device_type == kDLCPU; }

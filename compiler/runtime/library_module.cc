@@ -20,13 +20,13 @@ class LibraryModuleNode : public ModuleNode {
   std::string kind() const override { return "library"; }
   const std::vector<FunctionSignature>& signatures() const override { return signatures_; }
 
-  absl::StatusOr<EntryFn> Entry(const std::string& name) const override {
+  absl::StatusOr<Invoker> Entry(const std::string& name) const override {
     void* address = dlsym(handle_, name.c_str());
     if (address == nullptr) {
       return absl::NotFoundError(
           absl::StrCat(path_, ": the library lists function '", name, "' but does not define it"));
     }
-    return reinterpret_cast<EntryFn>(address);
+    return HostInvoker(reinterpret_cast<EntryFn>(address));
   }
 
   absl::Status Save(const std::string& path) const override {

@@ -7,6 +7,7 @@
 #include <bit>
 #include <limits>
 
+#include "compiler/runtime/device_name.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/generated_abi.h"
 #include "compiler/support/check.h"
@@ -43,7 +44,7 @@ int SlotBits(const FunctionSignature& sig, int slot) {
 }  // namespace
 
 absl::Status PackArguments(const FunctionSignature& sig, std::span<const Arg> args,
-                           std::vector<uint64_t>& slots) {
+                           std::vector<uint64_t>& slots, DLDeviceType device_type) {
   const std::vector<ParamSpec>& params = sig.params;
   if (args.size() != params.size()) {
     std::vector<std::string> names;
@@ -105,15 +106,25 @@ absl::Status PackArguments(const FunctionSignature& sig, std::span<const Arg> ar
     bound[spec.slot] = true;
     return absl::OkStatus();
   };
+  const DLDevice* device = nullptr;  // that of the first tensor
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamSpec& p = params[i];
     if (p.kind != ParamSpec::Kind::kTensor) continue;
     DLTensor* const* tp = std::get_if<DLTensor*>(&args[i]);
     if (tp == nullptr || *tp == nullptr) return error(i, "expects a tensor (a non-null DLTensor*)");
     const DLTensor& t = **tp;
-    if (t.device.device_type != kDLCPU) {
-      return error(i, absl::StrCat("the tensor is on device type ", t.device.device_type,
-                                   "; this function runs on the host (kDLCPU)"));
+    if (TypeNumber(t.device) != device_type) {
+      return error(i, absl::StrCat("the tensor is on ", DeviceName(t.device),
+                                   "; this function takes tensors on ",
+                                   device_type == kDLCPU ? "the host (cpu)"
+                                                         : DeviceTypeName(device_type),
+                                   " (NDArray::CopyTo moves one there)"));
+    }
+    if (device == nullptr) {
+      device = &t.device;
+    } else if (t.device.device_id != device->device_id) {
+      return error(i, absl::StrCat("the tensor is on ", DeviceName(t.device),
+                                   " but an earlier one is on ", DeviceName(*device)));
     }
     std::vector<std::string> dims;
     for (const DimSpec& d : p.shape) dims.push_back(DimText(sig, d));
@@ -193,12 +204,21 @@ absl::Status PackArguments(const FunctionSignature& sig, std::span<const Arg> ar
   return absl::OkStatus();
 }
 
+Invoker HostInvoker(EntryFn entry) {
+  return [entry](const uint64_t* slots) {
+    if (entry(slots) != 0) return absl::InternalError(TakeGeneratedError());
+    return absl::OkStatus();
+  };
+}
+
 absl::Status Function::operator()(std::span<const Arg> args) const {
   std::vector<uint64_t> slots;
-  if (absl::Status s = PackArguments(*signature_, args, slots); !s.ok()) return s;
-  if (entry_(slots.data()) != 0) {
-    return absl::InternalError(
-        absl::StrCat("function '", signature_->name, "' failed: ", TakeGeneratedError()));
+  if (absl::Status s = PackArguments(*signature_, args, slots, module_->device_type()); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = invoke_(slots.data()); !s.ok()) {
+    return absl::Status(s.code(),
+                        absl::StrCat("function '", signature_->name, "' failed: ", s.message()));
   }
   return absl::OkStatus();
 }
@@ -243,9 +263,9 @@ const FunctionSignature* Module::Find(const std::string& name,
 absl::StatusOr<Function> Module::GetFunction(const std::string& name) const {
   std::shared_ptr<const ModuleNode> holder;
   if (const FunctionSignature* sig = Find(name, holder)) {
-    absl::StatusOr<EntryFn> entry = holder->Entry(name);
-    if (!entry.ok()) return entry.status();
-    return Function(std::move(holder), *entry, sig);
+    absl::StatusOr<Invoker> invoke = holder->Entry(name);
+    if (!invoke.ok()) return invoke.status();
+    return Function(std::move(holder), *std::move(invoke), sig);
   }
   return absl::NotFoundError(absl::StrCat("no function '", name, "' in the module",
                                           node_->imports().empty() ? "" : " or its imports",

@@ -54,8 +54,8 @@ class FakeModuleNode : public ModuleNode {
 
   std::string kind() const override { return kind_; }
   const std::vector<FunctionSignature>& signatures() const override { return signatures_; }
-  absl::StatusOr<EntryFn> Entry(const std::string& name) const override {
-    return entries_.at(name);
+  absl::StatusOr<Invoker> Entry(const std::string& name) const override {
+    return HostInvoker(entries_.at(name));
   }
   absl::Status Save(const std::string&) const override {
     ++saves;

@@ -15,20 +15,6 @@ namespace {
 // to fill a second.
 constexpr int kMaxNumber = 1 << 30;
 
-absl::Status Validate(const TimerOptions& options) {
-  auto bad = [](const char* field, const std::string& value, const char* rule) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("TimerOptions.", field, " is ", value, "; it must be ", rule));
-  };
-  if (options.number < 1) return bad("number", absl::StrCat(options.number), ">= 1");
-  if (options.repeat < 1) return bad("repeat", absl::StrCat(options.repeat), ">= 1");
-  if (options.warmup < 0) return bad("warmup", absl::StrCat(options.warmup), ">= 0");
-  if (!(options.min_repeat_ms >= 0)) {
-    return bad("min_repeat_ms", absl::StrCat(options.min_repeat_ms), ">= 0");
-  }
-  return absl::OkStatus();
-}
-
 // Seconds for `number` runs of fn.
 double TimeBatch(const std::function<void()>& fn, int number) {
   const auto start = std::chrono::steady_clock::now();
@@ -52,9 +38,23 @@ int GrowNumber(const std::function<void()>& fn, const TimerOptions& options) {
 
 }  // namespace
 
+absl::Status ValidateTimerOptions(const TimerOptions& options) {
+  auto bad = [](const char* field, const std::string& value, const char* rule) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TimerOptions.", field, " is ", value, "; it must be ", rule));
+  };
+  if (options.number < 1) return bad("number", absl::StrCat(options.number), ">= 1");
+  if (options.repeat < 1) return bad("repeat", absl::StrCat(options.repeat), ">= 1");
+  if (options.warmup < 0) return bad("warmup", absl::StrCat(options.warmup), ">= 0");
+  if (!(options.min_repeat_ms >= 0)) {
+    return bad("min_repeat_ms", absl::StrCat(options.min_repeat_ms), ">= 0");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<double>> TimeRepeats(const std::function<void()>& fn,
                                                 const TimerOptions& options) {
-  if (absl::Status status = Validate(options); !status.ok()) return status;
+  if (absl::Status status = ValidateTimerOptions(options); !status.ok()) return status;
   for (int i = 0; i < options.warmup; ++i) fn();
   const int number = GrowNumber(fn, options);
   std::vector<double> seconds;
@@ -66,7 +66,7 @@ absl::StatusOr<std::vector<double>> TimeRepeats(const std::function<void()>& fn,
 absl::StatusOr<Interleaved> TimeInterleaved(const std::function<void()>& a,
                                             const std::function<void()>& b,
                                             const TimerOptions& options) {
-  if (absl::Status status = Validate(options); !status.ok()) return status;
+  if (absl::Status status = ValidateTimerOptions(options); !status.ok()) return status;
   for (int i = 0; i < options.warmup; ++i) {
     a();
     b();

@@ -18,6 +18,10 @@ struct TimerOptions {
   int warmup = 1;            // untimed runs before anything else, >= 0
 };
 
+// OK, or InvalidArgument naming the first bad field (number < 1, repeat < 1, warmup < 0,
+// min_repeat_ms negative or not a number).
+absl::Status ValidateTimerOptions(const TimerOptions& options);
+
 // Runs fn `warmup` times untimed, then `repeat` repeats; each repeat runs fn `number` times and
 // records the mean seconds per run. With min_repeat_ms > 0, `number` is first grown (untimed
 // calibration repeats, each with a larger number estimated from the last one's time, at least

@@ -30,7 +30,7 @@ Stage AddStage(ScheduleNode& s, const Operation& op, size_t position) {
   node->leaf_iter_vars = node->all_iter_vars;
   Stage stage(std::move(node));
   s.stages.insert(s.stages.begin() + position, stage);
-  s.stage_of.emplace(op.get(), stage);
+  s.MapOp(op, stage);
   return stage;
 }
 
@@ -69,7 +69,7 @@ absl::StatusOr<Tensor> Schedule::cache_read(const Tensor& tensor, const std::str
     for (int i = 0; i < replaced->num_outputs(); ++i) {
       changed.emplace(reader->op.output(i), replaced.output(i));
     }
-    node_->stage_of.emplace(replaced.get(), reader);
+    node_->MapOp(replaced, reader);
     reader->op = replaced;
     ReplaceDataFlow(*node_, IndexOf(*node_, reader) + 1, std::move(changed));
   }
@@ -110,7 +110,7 @@ absl::StatusOr<Tensor> Schedule::cache_write(const Tensor& tensor, const std::st
   Stage cache_stage = AddStage(*node_, cache_op, IndexOf(*node_, stage));
   cache_stage->scope = scope;
   Tensor old_output = stage->op.output(0);
-  node_->stage_of.emplace(copy.get(), stage);
+  node_->MapOp(copy, stage);
   stage->op = copy;
   stage->all_iter_vars = compute->axis;
   stage->leaf_iter_vars = compute->axis;

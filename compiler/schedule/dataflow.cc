@@ -71,7 +71,7 @@ void ReplaceDataFlow(ScheduleNode& schedule, size_t first, TensorMap map) {
     for (int i = 0; i < replaced->num_outputs(); ++i) {
       map.emplace(stage->op.output(i), replaced.output(i));
     }
-    schedule.stage_of.emplace(replaced.get(), stage);
+    schedule.MapOp(replaced, stage);
     stage->op = replaced;
   }
   for (Operation& out : schedule.outputs) {

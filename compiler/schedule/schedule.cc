@@ -52,13 +52,20 @@ const StageNode* ScheduleNode::OwnerOf(const ir::IterVarNode* iv) const {
   return nullptr;
 }
 
+void ScheduleNode::MapOp(const Operation& op, const Stage& stage) {
+  auto [it, inserted] = stage_of.emplace(op.get(), stage);
+  TESSEL_CHECK(inserted || it->second.get() == stage.get())
+      << "operation " << op.name() << " is mapped to two stages";
+  if (inserted) mapped_ops_.push_back(op);
+}
+
 Schedule create_schedule(const std::vector<Operation>& outputs) {
   auto node = MakeRef<ScheduleNode>();
   node->outputs = outputs;
   for (const Operation& op : te::PostOrderOperations(outputs)) {
     Stage stage(MakeStage(op, node.get()));
     for (const Operation& out : outputs) stage->is_output |= out.same_as(op);
-    node->stage_of.emplace(op.get(), stage);
+    node->MapOp(op, stage);
     node->stages.push_back(stage);
   }
   return Schedule(std::move(node));

@@ -142,10 +142,18 @@ class ScheduleNode : public Object {
  public:
   std::vector<Operation> outputs;
   std::vector<Stage> stages;  // in dataflow order: producers before consumers
-  std::unordered_map<const te::OperationNode*, Stage> stage_of;  // by op and origin op
+  // The stage of every operation a stage has held (its origin op, the ops cache_read and
+  // cache_write rewrote it to), by address. Write it through MapOp only: it keeps each key's
+  // operation alive, so that no later operation can be allocated at a key's address and be
+  // taken for that stage.
+  std::unordered_map<const te::OperationNode*, Stage> stage_of;
+  void MapOp(const Operation& op, const Stage& stage);
 
   // The stage of the operation that owns the IterVar, if any.
   const StageNode* OwnerOf(const ir::IterVarNode* iv) const;
+
+ private:
+  std::vector<Operation> mapped_ops_;  // the keys of stage_of, kept alive
 };
 
 class Schedule {

@@ -90,6 +90,24 @@ TEST(ScheduleInterpTest, ThreadBindingWithCooperativeSharedFetch) {
   ASSERT_OK(CheckAgainstUnscheduled(s, w.args, 2, 3));
 }
 
+// cache_read rewrites its readers' operations; the rewritten ones the schedule drops must not
+// free an address the schedule still maps to a stage, where a new operation could be allocated
+// and taken for that stage.
+TEST(ScheduleOpsTest, OperationsMadeAfterCacheReadsAreNotTakenForStages) {
+  testing::Matmul w = testing::MakeMatmul(16, 16, 8);
+  Schedule s = create_schedule({w.C.op()});
+  ASSIGN(AS, s.cache_read(w.A, "shared", {w.C.op()}));
+  ASSIGN(BS, s.cache_read(w.B, "shared", {w.C.op()}));  // drops the op the first one made
+  ASSIGN(AL, s.cache_read(AS, "local", {w.C.op()}));    // and this, the second one's
+  for (int i = 0; i < 64; ++i) {
+    Tensor other = te::compute(
+        w.C.shape(), [&](const std::vector<ir::Var>& v) { return w.A(v[0], v[1]); }, "other");
+    EXPECT_FALSE(s.stage(other.op()).ok()) << "a new operation found as a stage, at step " << i;
+  }
+  ASSIGN(stage, s.stage(w.C.op()));
+  EXPECT_EQ(stage->origin_op.get(), w.C.op().get());
+}
+
 TEST_P(ScheduleTest, Conv2dStride2PaddingInlineAndComputeAt) {
   testing::Conv2d w = testing::MakeConv2d(1, 3, 9, 4, 3, 2, 1);
   {

@@ -39,32 +39,13 @@ absl::StatusOr<TargetFacts> DescribeCpu(const Target& target) {
   return facts;
 }
 
-// OpenCL promises no lockstep width, so no warps are assumed (warp_size 1). 32 KiB of local
-// memory is OpenCL 1.2's guaranteed minimum; 256 work-items per group is Mali's (Midgard,
-// Bifrost) limit, where a work-item of a full group has 64 registers.
-GpuFacts OpenClFacts(const Target& target) {
-  GpuFacts gpu;
-  gpu.max_threads_per_block = 256;
-  gpu.warp_size = 1;
-  gpu.shared_memory_per_block = 32 * 1024;
-  if (target.HasKey("mali")) {
-    gpu.registers_per_thread = 64;
-    gpu.registers_per_block = 256 * 64;
-  }
-  return gpu;
-}
-
 }  // namespace
 
 std::string TargetFacts::ToString() const {
   std::string out = absl::StrCat(vector_bits, "-bit vectors x ", vector_registers, ", ", cores,
                                  cores == 1 ? " core" : " cores", ", L1 ", l1_bytes / 1024,
                                  " KiB, L2 ", l2_bytes / 1024, " KiB");
-  if (gpu) {
-    absl::StrAppend(&out, "; GPU: ", gpu->max_threads_per_block, " threads per block, warp ",
-                    gpu->warp_size, ", ", gpu->shared_memory_per_block / 1024,
-                    " KiB shared per block, ", gpu->registers_per_thread, " registers per thread");
-  }
+  if (gpu) absl::StrAppend(&out, "; GPU: ", gpu->ToString());
   if (vdla) {
     absl::StrAppend(&out, "; VDLA: GEMM ", vdla->batch, "x", vdla->block_in, " by ", vdla->block_in,
                     "x", vdla->block_out, " (int", vdla->input_bits, " x int", vdla->weight_bits,
@@ -81,11 +62,8 @@ absl::StatusOr<TargetFacts> DescribeTarget(const Target& target) {
   if (!target.is_device()) return DescribeCpu(target);
   TESSEL_ASSIGN_OR_RETURN(TargetFacts facts, DescribeCpu(target.host()));
   facts.target = target;
-  if (target.kind() == "cuda") {
-    facts.gpu = GpuFacts{};
-  } else if (target.kind() == "opencl") {
-    facts.gpu = OpenClFacts(target);
-  } else if (target.kind() == "vdla") {
+  facts.gpu = DescribeGpu(target);
+  if (target.kind() == "vdla") {
     if (std::optional<std::string> path = target.Option("config")) {
       absl::StatusOr<VdlaConfig> config = ReadVdlaConfig(*path);
       if (!config.ok()) {

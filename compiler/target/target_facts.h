@@ -6,21 +6,13 @@
 #include <optional>
 #include <string>
 
+#include "compiler/target/gpu_facts.h"
 #include "compiler/target/target.h"
 #include "compiler/target/vdla_config.h"
 
 // What a schedule template needs to know about the machine it schedules for, computed once from
 // the target (DescribeTarget) and then passed along: nothing here is read from process state.
 namespace tessel::target {
-
-// A GPU's limits per thread block (CUDA) or work-group (OpenCL).
-struct GpuFacts {
-  int max_threads_per_block = 1024;
-  int warp_size = 32;  // threads that execute in lockstep (1: no warps, as on Mali)
-  int64_t shared_memory_per_block = 48 * 1024;  // bytes, without opting in to more
-  int registers_per_thread = 255;               // 32-bit registers
-  int registers_per_block = 64 * 1024;
-};
 
 struct TargetFacts {
   Target target;  // the target the program will be built for
@@ -46,10 +38,7 @@ struct TargetFacts {
 //    this machine's hardware threads for a host target and 1 for another; caches from the system
 //    for a host target, else the defaults above. A caller that runs programs on a given number of
 //    threads sets `cores` to it.
-//  - cuda: GpuFacts of the -arch's compute capability (sm_50 and later share the limits above);
-//    the CPU facts of its -host.
-//  - opencl: 256 work-items per group, 32 KiB of local memory, no warps (warp_size 1); with
-//    -device=mali 64 registers per work-item; the CPU facts of its -host.
+//  - cuda, opencl: DescribeGpu (gpu_facts.h); the CPU facts of its -host.
 //  - vdla: the accelerator's parameters from -config (vdla_config.h), the defaults without it;
 //    the CPU facts of its -host.
 // Errors: an llvm target that does not resolve, an unreadable or invalid VDLA config.

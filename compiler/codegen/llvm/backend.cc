@@ -2,33 +2,15 @@
 #include <absl/status/status.h>
 #include <llvm/IR/Module.h>
 
-#include <chrono>
 
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
 #include "compiler/codegen/llvm/compile.h"
 #include "compiler/codegen/llvm/jit_module.h"
+#include "compiler/codegen/step_timer.h"
 
 namespace tessel::codegen::llvm_backend {
 namespace {
-
-// Prints a step's time to options.timing when it ends.
-class StepTimer {
- public:
-  StepTimer(const BuildOptions& options, const char* step)
-      : out_(options.timing), step_(step), start_(std::chrono::steady_clock::now()) {}
-  ~StepTimer() {
-    if (out_ == nullptr) return;
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now() - start_);
-    *out_ << step_ << ": " << us.count() << " us\n";
-  }
-
- private:
-  std::ostream* out_;
-  const char* step_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 absl::StatusOr<runtime::Module> BuildLlvm(const std::vector<ir::PrimFunc>& funcs,
                                           const target::Target& target,

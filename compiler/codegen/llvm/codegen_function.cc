@@ -1,5 +1,4 @@
 // Functions: signatures, the entry point that unpacks slots, the typed body, module hooks.
-#include <absl/container/flat_hash_set.h>
 #include <absl/strings/str_cat.h>
 #include <dlfcn.h>
 #include <llvm/IR/Verifier.h>
@@ -8,10 +7,8 @@
 
 #include "compiler/codegen/llvm/codegen.h"
 #include "compiler/codegen/llvm/codegen_llvm.h"
-#include "compiler/ir/dl_type.h"
+#include "compiler/codegen/slot_signature.h"
 #include "compiler/ir/op.h"
-#include "compiler/ir/printer.h"
-#include "compiler/ir/visitor.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/generated_abi.h"
 
@@ -81,93 +78,12 @@ absl::StatusOr<runtime::FunctionSignature> CodeGen::AddFunction(const ir::PrimFu
   if (module_.getFunction(func_name_) != nullptr) return fail("a function of this name exists");
 
   // The signature: parameters first, then variables only shapes define.
-  runtime::FunctionSignature sig;
-  sig.name = func_name_;
-  absl::flat_hash_map<const ir::VarNode*, int> slot_of;
-  std::vector<const ir::VarNode*> slot_vars;
+  absl::StatusOr<SlotSignature> slots = MakeSlotSignature(func, "the llvm backend");
+  if (!slots.ok()) return slots.status();
+  const runtime::FunctionSignature& sig = slots->signature;
   std::vector<llvm::Type*> slot_types;
-  absl::flat_hash_set<const ir::VarNode*> written;
-  std::vector<const ir::VarNode*> zero_offsets;
-  ir::PreOrderVisit(
-      func->body, [](const ir::Expr&) {},
-      [&](const ir::Stmt& s) {
-        if (const auto* store = s.as<ir::BufferStoreNode>())
-          written.insert(store->buffer->data.get());
-      });
-  for (const ir::Var& p : func->params) {
-    runtime::ParamSpec spec;
-    const ir::Buffer buffer = func.BufferOf(p);
-    if (buffer.defined()) {
-      spec.kind = runtime::ParamSpec::Kind::kTensor;
-      spec.name = buffer.name();
-      spec.dtype = ir::ToDLType(buffer->dtype);
-      spec.alignment = buffer->alignment;
-      spec.written = written.contains(p.get());
-      slot_types.push_back(b_.getPtrTy());
-    } else if (p.dtype().is_scalar() && !p.dtype().is_handle()) {
-      spec.kind =
-          p.dtype().is_float() ? runtime::ParamSpec::Kind::kFloat : runtime::ParamSpec::Kind::kInt;
-      spec.name = p.name();
-      spec.dtype = ir::ToDLType(p.dtype());
-      slot_types.push_back(TypeOf(p.dtype()));
-    } else {
-      return fail(absl::StrCat("parameter '", p.name(), "' of type ", p.dtype().ToString(),
-                               " is neither a scalar nor the data of a buffer"));
-    }
-    if (!slot_of.emplace(p.get(), static_cast<int>(slot_vars.size())).second) {
-      return fail(absl::StrCat("parameter '", p.name(), "' is listed twice"));
-    }
-    slot_vars.push_back(p.get());
-    sig.params.push_back(std::move(spec));
-  }
-  for (size_t i = 0; i < func->params.size(); ++i) {
-    const ir::Buffer buffer = func.BufferOf(func->params[i]);
-    if (!buffer.defined()) continue;
-    auto dim = [&](const ir::Expr& e, const std::string& what) -> absl::StatusOr<runtime::DimSpec> {
-      runtime::DimSpec d;
-      if (const int64_t* c = ir::AsConstInt(e)) {
-        d.value = *c;
-        return d;
-      }
-      const auto* var = e.as<ir::VarNode>();
-      if (var == nullptr || !var->dtype.is_integer() || var->dtype.is_vector()) {
-        return fail(absl::StrCat("buffer '", buffer.name(), "' ", what, " is ", ir::ToString(e),
-                                 "; the llvm backend takes a constant or an integer variable"));
-      }
-      auto [it, added] = slot_of.emplace(var, static_cast<int>(slot_vars.size()));
-      if (added) {
-        slot_vars.push_back(var);
-        slot_types.push_back(TypeOf(var->dtype));
-        sig.bound_vars.push_back({var->name, var->dtype.bits()});
-      }
-      d.slot = it->second;
-      return d;
-    };
-    for (int k = 0; k < buffer.ndim(); ++k) {
-      absl::StatusOr<runtime::DimSpec> d = dim(buffer->shape[k], absl::StrCat("shape[", k, "]"));
-      if (!d.ok()) return d.status();
-      sig.params[i].shape.push_back(*d);
-    }
-    if (!buffer->strides.empty() && static_cast<int>(buffer->strides.size()) != buffer.ndim()) {
-      return fail(absl::StrCat("buffer '", buffer.name(), "' has ", buffer->strides.size(),
-                               " strides for ", buffer.ndim(), " dimensions"));
-    }
-    for (size_t k = 0; k < buffer->strides.size(); ++k) {
-      absl::StatusOr<runtime::DimSpec> d =
-          dim(buffer->strides[k], absl::StrCat("strides[", k, "]"));
-      if (!d.ok()) return d.status();
-      sig.params[i].strides.push_back(*d);
-    }
-    // A variable elem_offset that nothing else defines is 0: element 0 sits at data +
-    // byte_offset, as the runtime passes it.
-    const auto* offset_var = buffer->elem_offset.as<ir::VarNode>();
-    if (offset_var != nullptr && !slot_of.contains(offset_var)) {
-      zero_offsets.push_back(offset_var);
-    } else if (buffer->elem_offset.defined() && !ir::IsConstInt(buffer->elem_offset, 0)) {
-      return fail(absl::StrCat("buffer '", buffer.name(), "' has elem_offset ",
-                               ir::ToString(buffer->elem_offset),
-                               "; element 0 must be at the tensor's data + byte_offset"));
-    }
+  for (const ir::Var& v : slots->slot_vars) {
+    slot_types.push_back(func.BufferOf(v).defined() ? b_.getPtrTy() : TypeOf(v.dtype()));
   }
 
   // The body, with typed parameters.
@@ -182,12 +98,12 @@ absl::StatusOr<runtime::FunctionSignature> CodeGen::AddFunction(const ir::PrimFu
   }
   function_ = kernel;
   b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", kernel));
-  for (size_t k = 0; k < slot_vars.size(); ++k) {
-    kernel->getArg(k)->setName(slot_vars[k]->name);
-    Bind(slot_vars[k], kernel->getArg(k));
+  for (size_t k = 0; k < slots->slot_vars.size(); ++k) {
+    kernel->getArg(k)->setName(slots->slot_vars[k].name());
+    Bind(slots->slot_vars[k].get(), kernel->getArg(k));
   }
-  for (const ir::VarNode* v : zero_offsets) {
-    if (!vars_.contains(v)) Bind(v, llvm::ConstantInt::get(TypeOf(v->dtype), 0));
+  for (const ir::Var& v : slots->zero_offsets) {
+    if (!vars_.contains(v.get())) Bind(v.get(), llvm::ConstantInt::get(TypeOf(v.dtype()), 0));
   }
   Emit(func->body);
   // On failure the half-built module is dropped by the caller.

@@ -10,6 +10,7 @@
 
 #include "compiler/codegen/llvm/link_shared.h"
 #include "compiler/runtime/generated_abi.h"
+#include "compiler/support/atomic_file.h"
 
 namespace tessel::codegen::llvm_backend {
 namespace {
@@ -61,7 +62,7 @@ class ObjectModuleNode : public runtime::ModuleNode {
 
   const std::vector<runtime::FunctionSignature>& signatures() const override { return signatures_; }
 
-  absl::StatusOr<runtime::EntryFn> Entry(const std::string& name) const override {
+  absl::StatusOr<runtime::Invoker> Entry(const std::string& name) const override {
     if (!target_.is_host) {
       return absl::FailedPreconditionError(
           absl::StrCat("function '", name, "' is compiled for ", target_.triple,
@@ -73,11 +74,11 @@ class ObjectModuleNode : public runtime::ModuleNode {
                        ", which uses instructions this CPU lacks (", target_.missing_features,
                        "): it compiled and linked, but cannot run here"));
     }
-    return entries_.at(name);
+    return runtime::HostInvoker(entries_.at(name));
   }
 
   absl::Status Save(const std::string& path) const override {
-    if (path.ends_with(".o")) return WriteFileAtomically(path, object_);
+    if (path.ends_with(".o")) return support::WriteFileAtomically(path, object_);
     if (path.ends_with(".so")) {
       if (!target_.is_host) {
         return absl::InvalidArgumentError(

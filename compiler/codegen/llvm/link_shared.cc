@@ -12,6 +12,8 @@
 #include <sstream>
 #include <vector>
 
+#include "compiler/support/atomic_file.h"
+
 extern char** environ;
 
 namespace tessel::codegen::llvm_backend {
@@ -24,31 +26,11 @@ std::string TempBeside(const std::string& path, const std::string& suffix) {
 
 }  // namespace
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = TempBeside(path, "");
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(tmp);
-      return absl::InternalError(absl::StrCat("cannot write '", path, "'"));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp);
-    return absl::InternalError(absl::StrCat("cannot write '", path, "': ", ec.message()));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status LinkSharedLibrary(const std::string& object, const std::string& path) {
   const std::string obj = TempBeside(path, ".o");
   const std::string lib = TempBeside(path, ".so");
   const std::string log = TempBeside(path, ".log");
-  if (absl::Status s = WriteFileAtomically(obj, object); !s.ok()) return s;
+  if (absl::Status s = support::WriteFileAtomically(obj, object); !s.ok()) return s;
   std::vector<std::string> argv_text{"cc", "-shared", "-o", lib, obj, "-lm"};
   std::vector<char*> argv;
   for (std::string& a : argv_text) argv.push_back(a.data());

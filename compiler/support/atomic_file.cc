@@ -1,4 +1,4 @@
-#include "experiments/atomic_file.h"
+#include "compiler/support/atomic_file.h"
 
 #include <absl/strings/str_cat.h>
 #include <fcntl.h>
@@ -7,9 +7,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
-namespace tessel::experiments {
+namespace tessel::support {
 
 absl::Status MakeDirectories(const std::string& path) {
   std::error_code error;
@@ -60,4 +62,12 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   return absl::OkStatus();
 }
 
-}  // namespace tessel::experiments
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read '", path, "'"));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+}  // namespace tessel::support

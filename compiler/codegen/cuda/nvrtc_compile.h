@@ -1,0 +1,23 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <string>
+
+// CUDA C to PTX with NVRTC, in process.
+//
+// Options: --gpu-architecture=compute_NN for arch "sm_NN", C++17, and --fmad=false: the IR's
+// floats are strict IEEE (ir/node.h), so a * b + c is not contracted into an FMA (the cuda target
+// has no fast-math option yet).
+//
+// Errors: InvalidArgument with NVRTC's log when the source does not compile (a bug of the
+// printer, or an arch NVRTC does not know); FailedPrecondition with the reason where this build
+// has no CUDA toolkit (TESSEL_CUDA_MISSING).
+namespace tessel::codegen::cuda {
+
+absl::StatusOr<std::string> CompileToPtx(const std::string& source, const std::string& arch);
+
+// NVRTC's version as "13.0", or why there is none.
+absl::StatusOr<std::string> NvrtcVersion();
+
+}  // namespace tessel::codegen::cuda

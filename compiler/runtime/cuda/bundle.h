@@ -1,0 +1,72 @@
+#pragma once
+
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/runtime/module.h"
+#include "compiler/runtime/timer.h"
+
+// A measurement bundle: CUDA kernels compiled and checked here, carried to a machine with an
+// NVIDIA GPU, run and timed there by cuda_runner (cuda_runner_main.cc), the results read back
+// here. The folder holds each entry's saved cuda module (cuda_module.h) and bundle.json:
+//   {"format": "tessel-cuda-bundle", "version": 1,
+//    "timer": {"number": 1, "repeat": 10, "min_repeat_ms": 20, "warmup": 3},
+//    "entries": [{"name": "coop_n1024", "module": "coop_n1024.cubin",
+//                 "function": "matmul_coop_n1024", "tensors": [[1024, 1024], ...],
+//                 "scalars": [], "flops": 2147483648, "reference": "matmul"}]}
+// Tensors are float32 and follow the function's parameters, the last one the output; scalar
+// arguments (int64) come after them. `reference` names what the output should equal, for the
+// checker on the GPU machine (experiments/gpu/torch_reference.py): "matmul" is
+// tensors[0] @ tensors[1].
+namespace tessel::runtime::cuda {
+
+struct BundleEntry {
+  std::string name;      // unique in the bundle; a file-name stem
+  std::string module;    // the saved module's file, relative to the bundle folder
+  std::string function;  // the kernel to call
+  std::vector<std::vector<int64_t>> tensors;
+  std::vector<int64_t> scalars;
+  double flops = 0;
+  std::string reference;
+};
+
+struct Bundle {
+  TimerOptions timer;
+  std::vector<BundleEntry> entries;
+};
+
+// Writes bundle.json and each entry's module (modules[i] for entries[i]) into `dir`, creating it.
+// InvalidArgument when the counts differ or two entries share a name; the save's error else.
+absl::Status WriteBundle(const std::string& dir, const Bundle& bundle,
+                         const std::vector<Module>& modules);
+
+// Reads DIR/bundle.json; errors name the file and the malformed field.
+absl::StatusOr<Bundle> ReadBundle(const std::string& dir);
+
+struct EntryResult {
+  std::string name;
+  std::vector<double> seconds;  // per call, one per timed repeat
+  std::string error;            // why it could not run or time (then seconds is empty)
+};
+
+struct BundleResult {
+  std::string device;  // the GPU's name, as the driver gives it
+  std::string arch;    // "sm_90"
+  std::vector<EntryResult> entries;
+};
+
+// Runs each entry on cuda:0: inputs uniform in [-1, 1) from a seed of the entry's position, the
+// output filled with NaN, one call whose tensors are written to ARRAYS_DIR/<name>.<k>.npy (k the
+// tensor's position) for the checker, then the timer (kernel_timer.h). An entry that fails
+// (its module does not load, the kernel faults) is recorded with its error and the others still
+// run; an error return means nothing could run (no driver, no GPU, an unreadable bundle).
+absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string& arrays_dir);
+
+// {"device": ..., "arch": ..., "entries": [{"name": ..., "seconds": [...], "error": ...}]}
+std::string BundleResultToJson(const BundleResult& result);
+
+}  // namespace tessel::runtime::cuda

@@ -1,0 +1,76 @@
+// The kernel timer's contract without relying on how long anything takes: how often it calls,
+// how many times it returns, and its errors. The GPU cases run where a driver and a GPU are and
+// skip, with the driver's reason, elsewhere.
+#include "compiler/runtime/cuda/kernel_timer.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/runtime/cuda/driver_api.h"
+
+namespace tessel::runtime::cuda {
+namespace {
+
+// The driver with a usable GPU, or why not.
+absl::Status GpuHere() {
+  absl::StatusOr<const DriverApi*> api = Driver();
+  if (!api.ok()) return api.status();
+  return UseDevice(**api, 0);
+}
+
+TEST(KernelTimerTest, BadOptionsAreNamed) {
+  TimerOptions options;
+  options.repeat = 0;
+  absl::StatusOr<std::vector<double>> t = TimeKernel([] { return absl::OkStatus(); }, options);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("TimerOptions.repeat is 0"), std::string::npos)
+      << t.status();
+}
+
+TEST(KernelTimerTest, WithoutADriverItSaysSo) {
+  if (Driver().ok()) GTEST_SKIP() << "this machine has a CUDA driver";
+  int calls = 0;
+  absl::StatusOr<std::vector<double>> t = TimeKernel(
+      [&] {
+        ++calls;
+        return absl::OkStatus();
+      },
+      TimerOptions{});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(KernelTimerTest, CallsWarmupThenRepeatTimesNumber) {
+  if (absl::Status gpu = GpuHere(); !gpu.ok()) GTEST_SKIP() << gpu.message();
+  int calls = 0;
+  TimerOptions options;
+  options.number = 3;
+  options.repeat = 4;
+  options.warmup = 2;
+  absl::StatusOr<std::vector<double>> t = TimeKernel(
+      [&] {
+        ++calls;
+        return absl::OkStatus();
+      },
+      options);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(calls, 2 + 3 * 4);
+  ASSERT_EQ(t->size(), 4u);
+  for (double s : *t) EXPECT_GE(s, 0.0);
+}
+
+TEST(KernelTimerTest, TheCallsErrorStopsTheTiming) {
+  if (absl::Status gpu = GpuHere(); !gpu.ok()) GTEST_SKIP() << gpu.message();
+  int calls = 0;
+  absl::StatusOr<std::vector<double>> t = TimeKernel(
+      [&] {
+        return ++calls == 5 ? absl::InternalError("kernel 'k' faulted") : absl::OkStatus();
+      },
+      TimerOptions{});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "kernel 'k' faulted");
+  EXPECT_EQ(calls, 5);
+}
+
+}  // namespace
+}  // namespace tessel::runtime::cuda

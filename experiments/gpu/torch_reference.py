@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""The references of a CUDA measurement bundle, on the GPU machine: PyTorch (cuBLAS, TF32 off).
+
+usage: torch_reference.py BUNDLE_DIR ARRAYS_DIR RESULT_JSON
+
+For each entry of BUNDLE_DIR/bundle.json whose "reference" it knows ("matmul": tensors[0] @
+tensors[1]), it loads the inputs cuda_runner wrote to ARRAYS_DIR, checks cuda_runner's output
+against PyTorch's on the GPU (float64 on the host as the judge of both), and times PyTorch's
+kernel with CUDA events under the bundle's timer (once per reference and shapes) (warm-up, calls per repeat grown to
+min_repeat_ms, repeats). Writes {"device", "torch", "entries": [{"name", "max_error",
+"torch_max_error", "seconds"}]}; max_error is the largest |ours - exact| / (|A| @ |B|), the
+error relative to the size of the terms summed (float32 sums of n terms reach about n * 6e-8).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+
+def time_calls(call, timer):
+    for _ in range(max(timer["warmup"], 1)):
+        call()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+
+    def batch(number):
+        start.record()
+        for _ in range(number):
+            call()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) * 1e-3 / number
+
+    number = timer["number"]
+    if timer["min_repeat_ms"] > 0:
+        while number < (1 << 20) and batch(number) * number * 1e3 < timer["min_repeat_ms"]:
+            number *= 2
+    return [batch(number) for _ in range(timer["repeat"])]
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: torch_reference.py BUNDLE_DIR ARRAYS_DIR RESULT_JSON")
+    bundle_dir, arrays_dir, out_path = sys.argv[1:]
+    with open(os.path.join(bundle_dir, "bundle.json")) as f:
+        bundle = json.load(f)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    results = []
+    timed = {}  # PyTorch's time per (reference, shapes): entries that share them share it
+    for entry in bundle["entries"]:
+        if entry["reference"] != "matmul":
+            results.append({"name": entry["name"], "error": "no reference " + entry["reference"]})
+            continue
+        arrays = [np.load(os.path.join(arrays_dir, "%s.%d.npy" % (entry["name"], k)))
+                  for k in range(len(entry["tensors"]))]
+        a, b, ours = arrays[0], arrays[1], arrays[-1]
+        exact = a.astype(np.float64) @ b.astype(np.float64)
+        scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+        ga = torch.from_numpy(a).cuda()
+        gb = torch.from_numpy(b).cuda()
+        out = torch.empty_like(ga)
+        call = lambda: torch.matmul(ga, gb, out=out)
+        call()
+        torch.cuda.synchronize()
+        theirs = out.cpu().numpy()
+        key = (entry["reference"], json.dumps(entry["tensors"]))
+        if key not in timed:
+            timed[key] = time_calls(call, bundle["timer"])
+        results.append({
+            "name": entry["name"],
+            "max_error": float(np.nanmax(np.abs(ours - exact) / scale)) if not np.isnan(ours).any()
+            else float("inf"),
+            "torch_max_error": float(np.max(np.abs(theirs - exact) / scale)),
+            "seconds": timed[key],
+        })
+    with open(out_path, "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+                   "entries": results}, f, indent=1)
+    print("torch_reference: %d entries on %s" % (len(results), torch.cuda.get_device_name(0)))
+
+
+if __name__ == "__main__":
+    main()
