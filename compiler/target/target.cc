@@ -16,7 +16,9 @@ namespace {
 
 const std::vector<KindInfo>& KindTable() {
   static const auto* kinds = new std::vector<KindInfo>{
-      {"cuda", {"arch", "host"}, {}, true},
+      // cuda's -fast-math-contract lets NVRTC fuse a*b+c into an FMA (--fmad=true), as nvcc
+      // does by default; without it the kernels' floats are strict IEEE.
+      {"cuda", {"arch", "host"}, {"fast-math-contract"}, true},
       {"llvm",
        {"mtriple", "mcpu", "mattr", "opt-level", "num-cores"},
        {"fast-math", "fast-math-contract"}},

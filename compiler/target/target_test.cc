@@ -82,6 +82,9 @@ TEST(TargetTest, KindInfosListEveryKindsOptions) {
     if (k.name == "llvm") {
       EXPECT_THAT(k.options, ElementsAre("mtriple", "mcpu", "mattr", "opt-level", "num-cores"));
       EXPECT_THAT(k.flags, ElementsAre("fast-math", "fast-math-contract"));
+    } else if (k.name == "cuda") {
+      EXPECT_THAT(k.options, ElementsAre("arch", "host"));
+      EXPECT_THAT(k.flags, ElementsAre("fast-math-contract"));
     } else {
       EXPECT_THAT(k.options, ::testing::Contains("host")) << k.name;
     }

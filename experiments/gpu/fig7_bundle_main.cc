@@ -1,10 +1,11 @@
 // fig7_bundle OUT_DIR [ARCH]: the paper's Fig. 7 (square matmul with and without cooperative
 // shared-memory fetching) as a CUDA measurement bundle (compiler/runtime/cuda/bundle.h) for GPUs
-// of ARCH (default sm_90): for n = 1024 and 2048 and four tilings (64 or 128 square tiles of C
-// per block of 16 x 16 threads, k in steps of 8 or 16), both kernels of
-// compiler/ops/cuda/matmul_kernel.h, named "<coop|nocoop>_t<tile>_s<step>_n<n>", compiled with
-// NVRTC and assembled here, checked against the GPU limits, saved with a bundle.json the GPU
-// machine's cuda_runner executes. Prints each kernel's resources.
+// of ARCH (default sm_90; FMA contraction on, -fast-math-contract): for n = 1024 and 2048 and
+// four tilings (64 or 128 square tiles of C per block of 16 x 16 threads, k in steps of 8 or
+// 16), both kernels of compiler/ops/cuda/matmul_kernel.h, named
+// "<coop|nocoop>_t<tile>_s<step>_n<n>", compiled with NVRTC and assembled here, checked against
+// the GPU limits, saved with a bundle.json the GPU machine's cuda_runner executes. Prints each
+// kernel's resources.
 // experiments/gpu/README.md gives the whole path.
 #include <cstdio>
 #include <string>
@@ -19,10 +20,13 @@ namespace tessel::experiments {
 namespace {
 
 absl::Status Fig7Bundle(const std::string& out_dir, const std::string& arch) {
-  absl::StatusOr<target::Target> target = target::Target::Parse("cuda -arch=" + arch);
+  // FMA contraction on, as nvcc and cuBLAS have it.
+  absl::StatusOr<target::Target> target =
+      target::Target::Parse("cuda -arch=" + arch + " -fast-math-contract");
   if (!target.ok()) return target.status();
   const std::optional<target::GpuFacts> gpu = target::DescribeGpu(*target);
   runtime::cuda::Bundle bundle;
+  bundle.target = target->ToString();
   // Kernels of a millisecond: enough calls per repeat to fill 20 ms, ten repeats.
   bundle.timer = {/*number=*/1, /*repeat=*/10, /*min_repeat_ms=*/20, /*warmup=*/3};
   std::vector<runtime::Module> modules;

@@ -39,9 +39,10 @@ def main():
     print("GPU: %s (%s), PyTorch %s (cuBLAS, TF32 off); %d rounds alternating ours and "
           "cuBLAS, each alone on the GPU; timer per entry: %s. Ours: "
           "compiler/ops/cuda/matmul_kernel.h, a tile x tile block of C per 16 x 16 threads, k "
-          "in steps of `step`.\n"
+          "in steps of `step`, built for `%s`.\n"
           % (first_ours["device"], first_ours["arch"], first_torch["torch"], len(keys),
-             json.dumps(bundle["timer"], sort_keys=True)))
+             json.dumps(bundle["timer"], sort_keys=True),
+             bundle.get("target", "cuda -arch=" + first_ours["arch"])))
     print("| n | tile | step | cuBLAS ms | without coop ms | with coop ms | with/without "
           "| cuBLAS/with | with, TFLOP/s | max error (with, without; cuBLAS) |")
     print("|---|---|---|---|---|---|---|---|---|---|")

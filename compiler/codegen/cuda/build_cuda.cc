@@ -30,7 +30,7 @@ absl::StatusOr<CudaBuild> BuildCuda(const std::vector<ir::PrimFunc>& funcs,
   absl::StatusOr<std::string> ptx;
   {
     StepTimer timer(options, "nvrtc");
-    ptx = CompileToPtx(source->code, arch);
+    ptx = CompileToPtx(source->code, arch, target.HasFlag("fast-math-contract"));
   }
   if (!ptx.ok()) return ptx.status();
   if (options.dump_asm != nullptr) *options.dump_asm << *ptx;

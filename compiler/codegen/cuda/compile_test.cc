@@ -48,6 +48,25 @@ ptxas info    : Used 6 registers
   EXPECT_EQ(r["other"].shared_bytes, 0);
 }
 
+// a * b + c stays two roundings unless the target allows contraction (-fast-math-contract).
+TEST(CudaCompileTest, FmaOnlyWithFastMathContract) {
+  SKIP_WITHOUT_TOOLKIT();
+  absl::StatusOr<gpu::testing::GpuKernel> k = gpu::testing::SharedMatmul();
+  ASSERT_TRUE(k.ok()) << k.status();
+  for (const bool contract : {false, true}) {
+    SCOPED_TRACE(contract ? "contract" : "strict");
+    std::ostringstream ptx;
+    BuildOptions options;
+    options.dump_asm = &ptx;
+    absl::StatusOr<CudaBuild> b =
+        BuildCuda({k->func}, Cuda(contract ? "cuda -arch=sm_90 -fast-math-contract" : "cuda"),
+                  target::GpuFacts{}, options);
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(ptx.str().find("fma.rn.f32") != std::string::npos, contract);
+    EXPECT_EQ(ptx.str().find("mul.rn.f32") != std::string::npos, !contract);
+  }
+}
+
 TEST(CudaCompileTest, EveryKernelAssemblesWithSaneResources) {
   SKIP_WITHOUT_TOOLKIT();
   absl::StatusOr<std::vector<gpu::testing::GpuKernel>> all = gpu::testing::AllGpuKernels();

@@ -13,12 +13,12 @@ namespace tessel::codegen::cuda {
 
 #ifdef TESSEL_CUDA_MISSING
 
-absl::StatusOr<std::string> CompileToPtx(const std::string&, const std::string&) {
+absl::StatusOr<std::string> CompileToPtx(const std::string&, const std::string&, bool) {
   return absl::FailedPreconditionError(
       absl::StrCat("this build has no CUDA toolkit: ", TESSEL_CUDA_MISSING));
 }
 
-absl::StatusOr<std::string> NvrtcVersion() { return CompileToPtx("", ""); }
+absl::StatusOr<std::string> NvrtcVersion() { return CompileToPtx("", "", false); }
 
 #else
 
@@ -30,7 +30,8 @@ absl::StatusOr<std::string> NvrtcVersion() {
   return absl::StrCat(major, ".", minor);
 }
 
-absl::StatusOr<std::string> CompileToPtx(const std::string& source, const std::string& arch) {
+absl::StatusOr<std::string> CompileToPtx(const std::string& source, const std::string& arch,
+                                         bool contract) {
   if (!absl::StartsWith(arch, "sm_")) {
     return absl::InvalidArgumentError(absl::StrCat("CUDA arch '", arch, "' is not sm_<NN>"));
   }
@@ -40,7 +41,7 @@ absl::StatusOr<std::string> CompileToPtx(const std::string& source, const std::s
     return absl::InternalError(absl::StrCat("nvrtcCreateProgram: ", nvrtcGetErrorString(r)));
   }
   const std::string gpu = absl::StrCat("--gpu-architecture=compute_", arch.substr(3));
-  const char* options[] = {gpu.c_str(), "--std=c++17", "--fmad=false"};
+  const char* options[] = {gpu.c_str(), "--std=c++17", contract ? "--fmad=true" : "--fmad=false"};
   r = nvrtcCompileProgram(program, 3, options);
   size_t size = 0;
   nvrtcGetProgramLogSize(program, &size);

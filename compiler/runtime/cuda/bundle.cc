@@ -127,6 +127,7 @@ absl::Status WriteBundle(const std::string& dir, const Bundle& bundle,
   }
   const Json j = {{"format", kFormat},
                   {"version", kVersion},
+                  {"target", bundle.target},
                   {"timer",
                    {{"number", bundle.timer.number},
                     {"repeat", bundle.timer.repeat},
@@ -154,6 +155,9 @@ absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
                                                    "', version ", *version, ")"));
   }
   Bundle b;
+  absl::StatusOr<std::string> target = Field<std::string>(j, "target", path);
+  if (!target.ok()) return target.status();
+  b.target = *target;
   const std::string timer_where = path + ": timer";
   if (!j.contains("timer")) return absl::InvalidArgumentError(path + ": missing 'timer'");
   const Json& t = j.at("timer");

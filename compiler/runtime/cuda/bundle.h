@@ -13,7 +13,7 @@
 // A measurement bundle: CUDA kernels compiled and checked here, carried to a machine with an
 // NVIDIA GPU, run and timed there by cuda_runner (cuda_runner_main.cc), the results read back
 // here. The folder holds each entry's saved cuda module (cuda_module.h) and bundle.json:
-//   {"format": "tessel-cuda-bundle", "version": 1,
+//   {"format": "tessel-cuda-bundle", "version": 1, "target": "cuda -arch=sm_90",
 //    "timer": {"number": 1, "repeat": 10, "min_repeat_ms": 20, "warmup": 3},
 //    "entries": [{"name": "coop_n1024", "module": "coop_n1024.cubin",
 //                 "function": "matmul_coop_n1024", "tensors": [[1024, 1024], ...],
@@ -35,6 +35,7 @@ struct BundleEntry {
 };
 
 struct Bundle {
+  std::string target;  // what the kernels were built for, for reports
   TimerOptions timer;
   std::vector<BundleEntry> entries;
 };

@@ -39,6 +39,7 @@ Module OneKernel() {
 
 Bundle OneEntry() {
   Bundle b;
+  b.target = "cuda -arch=sm_90";
   b.timer = {2, 3, 5.0, 1};
   b.entries.push_back({"first", "first.cubin", "k", {{4}}, {7}, 8.0, "matmul"});
   return b;
@@ -51,6 +52,7 @@ TEST(BundleTest, WrittenAndReadBack) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/first.cubin.json"));
   absl::StatusOr<Bundle> back = ReadBundle(dir);
   ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->target, "cuda -arch=sm_90");
   EXPECT_EQ(back->timer.number, 2);
   EXPECT_EQ(back->timer.repeat, 3);
   EXPECT_EQ(back->timer.min_repeat_ms, 5.0);
@@ -86,11 +88,13 @@ TEST(BundleTest, ReadErrorsNameTheFileAndField) {
   EXPECT_NE(s.message().find("bundle.json: not JSON"), std::string::npos) << s;
   s = rewrite(R"({"format": "other", "version": 1})");
   EXPECT_NE(s.message().find("not a tessel-cuda-bundle version 1"), std::string::npos) << s;
-  s = rewrite(R"({"format": "tessel-cuda-bundle", "version": 1,
+  s = rewrite(R"({"format": "tessel-cuda-bundle", "version": 1})");
+  EXPECT_NE(s.message().find("bundle.json: missing 'target'"), std::string::npos) << s;
+  s = rewrite(R"({"format": "tessel-cuda-bundle", "version": 1, "target": "cuda",
                   "timer": {"number": 1, "repeat": 0, "min_repeat_ms": 0, "warmup": 0},
                   "entries": []})");
   EXPECT_NE(s.message().find("timer: TimerOptions.repeat is 0"), std::string::npos) << s;
-  s = rewrite(R"({"format": "tessel-cuda-bundle", "version": 1,
+  s = rewrite(R"({"format": "tessel-cuda-bundle", "version": 1, "target": "cuda",
                   "timer": {"number": 1, "repeat": 1, "min_repeat_ms": 0, "warmup": 0},
                   "entries": [{"name": "a", "module": "a.cubin", "function": "k",
                                "tensors": "no", "scalars": [], "flops": 0,
