@@ -8,12 +8,10 @@
 // to 2 ulp (CUDA's documented bound), which a sum of 256 terms keeps far below the tolerance.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <random>
 
 #include "compiler/codegen/cuda/build_cuda.h"
 #include "compiler/codegen/gpu/testing/gpu_kernels.h"
-#include "compiler/codegen/interp/interp.h"
+#include "compiler/codegen/gpu/testing/run_check.h"
 #include "compiler/runtime/cuda/cuda_module.h"
 #include "compiler/runtime/cuda/driver_api.h"
 #include "compiler/runtime/ndarray.h"
@@ -71,52 +69,8 @@ TEST_P(GpuRunTest, MatchesTheInterpreter) {
       BuildCuda({k.func}, *target::Target::Parse("cuda -arch=" + gpu->arch), gpu->limits);
   ASSERT_TRUE(built.ok()) << built.status();
 
-  // Random inputs; the output (the last tensor) starts as NaN on both sides.
-  std::mt19937 rng(17 + GetParam());
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  const size_t tensors = k.tensor_shapes.size();
-  std::vector<runtime::NDArray> host, reference, device;
-  std::vector<interp::Arg> interp_args;
-  std::vector<runtime::Arg> gpu_args;
-  for (size_t t = 0; t < tensors; ++t) {
-    runtime::NDArray h = runtime::NDArray::Empty(k.tensor_shapes[t], kF32);
-    for (int64_t e = 0; e < h.NumElements(); ++e) {
-      h.data<float>()[e] = t + 1 == tensors ? std::nanf("") : dist(rng);
-    }
-    absl::StatusOr<runtime::NDArray> r = h.CopyTo({kDLCPU, 0});
-    absl::StatusOr<runtime::NDArray> d = h.CopyTo(kGpu);
-    ASSERT_TRUE(r.ok() && d.ok()) << d.status();
-    host.push_back(h);
-    reference.push_back(*r);
-    device.push_back(*d);
-  }
-  for (size_t t = 0; t < tensors; ++t) {
-    interp_args.push_back(reference[t].dl());
-    gpu_args.push_back(device[t].dl());
-  }
-  for (int64_t v : k.scalars) {
-    interp_args.push_back(v);
-    gpu_args.push_back(v);
-  }
-  ASSERT_TRUE(interp::Run(k.func, interp_args).ok());
-  absl::StatusOr<runtime::Function> kernel = built->module.GetFunction(k.func->name);
-  ASSERT_TRUE(kernel.ok()) << kernel.status();
-  absl::Status call = (*kernel)(gpu_args);
-  ASSERT_TRUE(call.ok()) << call;
-  absl::StatusOr<runtime::NDArray> out = device.back().CopyTo({kDLCPU, 0});
-  ASSERT_TRUE(out.ok()) << out.status();
-  const runtime::NDArray& want = reference.back();
-  int64_t bad = 0;
-  for (int64_t e = 0; e < want.NumElements(); ++e) {
-    const double w = want.data<float>()[e], g = out->data<float>()[e];
-    if (!(std::fabs(g - w) <= kTolerance + kTolerance * std::fabs(w))) {
-      if (++bad <= 5) {
-        ADD_FAILURE() << "element " << runtime::IndexText(want.shape(), e) << ": gpu " << g
-                      << ", interpreter " << w;
-      }
-    }
-  }
-  EXPECT_EQ(bad, 0) << "of " << want.NumElements() << " elements";
+  gpu::testing::ExpectMatchesInterpreter(k, built->module, kGpu, 17 + GetParam(), kTolerance,
+                                         "gpu", built->data.source);
 }
 
 std::string KernelName(const ::testing::TestParamInfo<int>& info) {

@@ -11,22 +11,18 @@
 // the tolerance for sums of 256 terms.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <random>
 #include <sstream>
 
 #include "compiler/codegen/build.h"
 #include "compiler/codegen/gpu/testing/gpu_kernels.h"
-#include "compiler/codegen/interp/interp.h"
+#include "compiler/codegen/gpu/testing/run_check.h"
 #include "compiler/codegen/opencl/build_opencl.h"
-#include "compiler/runtime/ndarray.h"
 #include "compiler/runtime/opencl/opencl_api.h"
 
 namespace tessel::codegen::opencl {
 namespace {
 
 constexpr DLDevice kCl0{kDLOpenCL, 0};
-constexpr DLDataType kF32{kDLFloat, 32, 1};
 constexpr double kTolerance = 1e-4;
 const char* const kTargets[] = {"opencl", "opencl -device=mali"};
 
@@ -44,49 +40,8 @@ void ExpectMatchesInterpreter(const gpu::testing::GpuKernel& k, const std::strin
   EXPECT_EQ(built->kind(), "opencl");
   EXPECT_NE(source.str().find("__kernel "), std::string::npos) << source.str();
 
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  const size_t tensors = k.tensor_shapes.size();
-  std::vector<runtime::NDArray> reference, device;
-  std::vector<interp::Arg> interp_args;
-  std::vector<runtime::Arg> cl_args;
-  for (size_t t = 0; t < tensors; ++t) {
-    runtime::NDArray h = runtime::NDArray::Empty(k.tensor_shapes[t], kF32);
-    for (int64_t e = 0; e < h.NumElements(); ++e) {
-      h.data<float>()[e] = t + 1 == tensors ? std::nanf("") : dist(rng);
-    }
-    absl::StatusOr<runtime::NDArray> d = h.CopyTo(kCl0);
-    ASSERT_TRUE(d.ok()) << d.status();
-    reference.push_back(h);
-    device.push_back(*d);
-  }
-  for (size_t t = 0; t < tensors; ++t) {
-    interp_args.push_back(reference[t].dl());
-    cl_args.push_back(device[t].dl());
-  }
-  for (int64_t v : k.scalars) {
-    interp_args.push_back(v);
-    cl_args.push_back(v);
-  }
-  ASSERT_TRUE(interp::Run(k.func, interp_args).ok());
-  absl::StatusOr<runtime::Function> kernel = built->GetFunction(k.func->name);
-  ASSERT_TRUE(kernel.ok()) << kernel.status();
-  absl::Status call = (*kernel)(cl_args);
-  ASSERT_TRUE(call.ok()) << call;
-  absl::StatusOr<runtime::NDArray> out = device.back().CopyTo({kDLCPU, 0});
-  ASSERT_TRUE(out.ok()) << out.status();
-  const runtime::NDArray& want = reference.back();
-  int64_t bad = 0;
-  for (int64_t e = 0; e < want.NumElements(); ++e) {
-    const double w = want.data<float>()[e], g = out->data<float>()[e];
-    if (!(std::fabs(g - w) <= kTolerance + kTolerance * std::fabs(w))) {
-      if (++bad <= 5) {
-        ADD_FAILURE() << "element " << runtime::IndexText(want.shape(), e) << ": opencl " << g
-                      << ", interpreter " << w;
-      }
-    }
-  }
-  EXPECT_EQ(bad, 0) << "of " << want.NumElements() << " elements\n" << source.str();
+  gpu::testing::ExpectMatchesInterpreter(k, *built, kCl0, seed, kTolerance, "opencl",
+                                         source.str());
 }
 
 class OpenclRunTest : public ::testing::TestWithParam<int> {};
