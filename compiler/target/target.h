@@ -19,7 +19,8 @@
 //           -fast-math (every fast-math flag), -fast-math-contract (only fusing a*b+c into fma),
 //           -num-cores=N (threads the programs may use; default: this machine's, for a host
 //           target). Without a fast-math option, floating point is strict IEEE (see ir/node.h).
-//   cuda:   -arch=sm_NN (default sm_90), -host=T
+//   cuda:   -arch=sm_NN (default sm_90), -fast-math-contract (a*b+c into fma, as nvcc does by
+//           default; without it, strict IEEE), -host=T
 //   opencl: -device=mali (default: any OpenCL device), -host=T
 //   vdla:   -config=FILE (the accelerator's hardware parameters), -host=T
 // A device kind (cuda, opencl, vdla) runs its kernels from a host program compiled for its host
