@@ -67,6 +67,8 @@ class CPrinter {
   std::string Immediate(const ir::Expr& e);
   // A name holding e's value: e itself when it is a variable or a constant, else a new temporary.
   std::string Hoist(const std::string& type, const std::string& value);
+  // A let's variable: a const local (a scalar), or hoisted locals, one per lane (a vector).
+  void BindLet(const ir::Var& var, const ir::Expr& value);
   bool Simple(const std::string& text) const;
 
   // Vectors.

@@ -149,21 +149,25 @@ void CPrinter::Evaluate(const ir::EvaluateNode* op) {
   if (!Simple(value)) Line(absl::StrCat("(void)", value, ";"));
 }
 
+void CPrinter::BindLet(const ir::Var& var, const ir::Expr& value) {
+  if (value.dtype().is_vector()) {
+    std::vector<std::string> held;
+    for (const std::string& v : Lanes(value)) {
+      held.push_back(Hoist(Type(value.dtype().element_of()), v));
+    }
+    vector_vars_[var.get()] = held;
+  } else {
+    const std::string text = Expr(value);
+    Line(absl::StrCat("const ", Type(value.dtype()), " ", Name(var), " = ", text, ";"));
+  }
+}
+
 void CPrinter::Stmt(const ir::Stmt& s) {
   if (!error_.empty() || !s.defined()) return;
   switch (s.kind()) {
     case ir::NodeKind::kLetStmt: {
       const auto* l = s.as<ir::LetStmtNode>();
-      if (l->value.dtype().is_vector()) {
-        std::vector<std::string> held;
-        for (const std::string& v : Lanes(l->value)) {
-          held.push_back(Hoist(Type(l->value.dtype().element_of()), v));
-        }
-        vector_vars_[l->var.get()] = held;
-      } else {
-        const std::string value = Expr(l->value);
-        Line(absl::StrCat("const ", Type(l->value.dtype()), " ", Name(l->var), " = ", value, ";"));
-      }
+      BindLet(l->var, l->value);
       Stmt(l->body);
       return;
     }

@@ -139,16 +139,7 @@ std::vector<std::string> CPrinter::Lanes(const ir::Expr& e) {
     }
     case NodeKind::kLet: {
       const auto* l = e.as<ir::LetNode>();
-      if (l->value.dtype().is_vector()) {
-        std::vector<std::string> held;
-        for (const std::string& v : Lanes(l->value)) {
-          held.push_back(Hoist(Type(l->value.dtype().element_of()), v));
-        }
-        vector_vars_[l->var.get()] = held;
-      } else {
-        const std::string value = Expr(l->value);
-        Line(absl::StrCat("const ", Type(l->value.dtype()), " ", Name(l->var), " = ", value, ";"));
-      }
+      BindLet(l->var, l->value);
       return Lanes(l->body);
     }
     case NodeKind::kCall: {
