@@ -138,6 +138,38 @@ TEST(CommandsTest, BenchOpsChecksAgainstLibtorchAndComparesWithOneDnn) {
       << o.out;
 }
 
+// On OpenCL (PoCL here) each layer runs, is checked against libtorch and timed, and the output
+// says the times are a CPU's.
+TEST(CommandsTest, BenchOpsOnOpenclRunsAndChecksEachLayer) {
+  Outcome o = RunTessel({"bench", "ops", "--target", "opencl", "--layers", "C11,D9"});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("these times are a CPU's, not a GPU's"), std::string::npos) << o.out;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\nC11 +0\\.013 conv2d_direct\\.gpu .* yes\n")))
+      << o.out;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\nD9 +0\\.001 depthwise_conv2d\\.gpu .* yes\n")))
+      << o.out;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\n2 of 2 layers built, run and correct")))
+      << o.out;
+}
+
+// Without a GPU, CUDA layers are built and assembled, their resources printed, and nothing is
+// timed; the output says why.
+TEST(CommandsTest, BenchOpsOnCudaWithoutAGpuPrintsEachKernelsResources) {
+  Outcome o = RunTessel({"bench", "ops", "--target", "cuda -arch=sm_90", "--layers", "C1,D2"});
+#ifdef TESSEL_CUDA_MISSING
+  GTEST_SKIP() << "no CUDA toolkit: " << TESSEL_CUDA_MISSING;
+#endif
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  if (o.out.find("none run or timed") == std::string::npos) GTEST_SKIP() << "a GPU is here";
+  EXPECT_NE(o.out.find("regs  shared B  spill st  spill ld"), std::string::npos) << o.out;
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex("\nC1 +0\\.236 conv2d_direct\\.gpu +fallback +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ "
+                        "+- +- +not run\n")))
+      << o.out;
+  EXPECT_NE(o.out.find("2 of 2 layers built (NVRTC, then ptxas for sm_90"), std::string::npos)
+      << o.out;
+}
+
 TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
   struct Case {
     std::vector<std::string> args;
@@ -152,9 +184,11 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
       {{"bench", "ops", "--layers", "C1,C13"},
        "tessel bench: --layers: no layer 'C13' in Table 2; the layers are C1, C2,"},
       {{"bench", "ops", "--target", "rocm"}, "tessel bench: --target 'rocm': unknown kind 'rocm'"},
-      {{"bench", "ops", "--target", "cuda"},
-       "tessel bench: --target 'cuda': code that runs here needs an llvm target of this machine, "
-       "not 'cuda'"},
+      {{"bench", "ops", "--target", "vdla"},
+       "tessel bench: --target 'vdla': code that runs here needs an llvm target of this machine, "
+       "not 'vdla'"},
+      {{"bench", "ops", "--target", "opencl", "--threads", "2"},
+       "tessel bench: --threads applies to CPU targets; --target 'opencl' runs on a GPU\n"},
       {{"bench", "ops", "--target", "llvm -mtriple=aarch64-linux-gnu"},
        "tessel bench: --target 'llvm -mtriple=aarch64-linux-gnu' is not this machine's "
        "architecture\n"},

@@ -10,7 +10,9 @@
 #include "compiler/driver/compile_model.h"
 #include "compiler/graph/onnx/import.h"
 #include "compiler/graph/onnx/conformance_cases.h"
+#include "compiler/runtime/device_probe.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/target_device.h"
 
 namespace tessel::cli {
 namespace {
@@ -27,7 +29,7 @@ std::string Unsupported(const absl::Status& s) {
 }
 
 // The case's result line (after "<name>: ").
-std::string RunCase(const ConformanceCase& c) {
+std::string RunCase(const ConformanceCase& c, const target::Target& target) {
   absl::StatusOr<graph::Graph> g = graph::onnx::ImportOnnxFile(c.model);
   if (!g.ok()) {
     std::string unsupported = Unsupported(g.status());
@@ -35,7 +37,7 @@ std::string RunCase(const ConformanceCase& c) {
                                : unsupported;
   }
   absl::StatusOr<driver::CompiledModel> model =
-      driver::Compile(*g, target::Target::Llvm(), nullptr);
+      driver::Compile(*g, target, nullptr);
   if (!model.ok()) {
     std::string unsupported = Unsupported(model.status());
     return unsupported.empty() ? absl::StrCat("failed (compile: ", model.status().message(), ")")
@@ -63,7 +65,8 @@ std::string RunCase(const ConformanceCase& c) {
 }  // namespace
 
 absl::Status ConformanceCommand(std::span<const std::string> arg_words, std::ostream& out) {
-  const ArgSpec spec{.flags = {{"filter", "only the cases whose path contains this text"}},
+  const ArgSpec spec{.flags = {{"filter", "only the cases whose path contains this text"},
+                               {"target", "llvm (default: this machine's CPU), cuda or opencl"}},
                      .switches = {},
                      .aliases = {}};
   TESSEL_ASSIGN_OR_RETURN(CommandArgs args, CommandArgs::Parse("conformance", arg_words, spec));
@@ -71,6 +74,18 @@ absl::Status ConformanceCommand(std::span<const std::string> arg_words, std::ost
     return absl::InvalidArgumentError("give one folder of ONNX test cases: tessel conformance DIR");
   }
   TESSEL_ASSIGN_OR_RETURN(std::string filter, args.Value("filter", ""));
+  TESSEL_ASSIGN_OR_RETURN(std::string target_text, args.Value("target", "llvm"));
+  absl::StatusOr<target::Target> target = target::Target::Parse(target_text);
+  if (!target.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--", target.status().message()));
+  }
+  if (target->kind() != "llvm") {
+    // Every case would fail the same way: say it once.
+    if (absl::Status device = runtime::ProbeDevice(target::TargetDevice(*target)); !device.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--target '", target_text, "' cannot run here: ", device.message()));
+    }
+  }
   const fs::path root(args.positional().front());
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
@@ -86,7 +101,7 @@ absl::Status ConformanceCommand(std::span<const std::string> arg_words, std::ost
   }
   int passed = 0, failed = 0;
   for (const ConformanceCase& c : cases) {
-    const std::string result = RunCase(c);
+    const std::string result = RunCase(c, *target);
     out << c.name << ": " << result << "\n" << std::flush;
     (result == "passed" ? passed : failed) += 1;
   }

@@ -6,8 +6,10 @@
 #include <span>
 #include <string>
 
-// `tessel conformance DIR [--filter TEXT]`: ONNX test cases imported, compiled for this machine
-// (llvm, untuned), run and compared with the outputs stored beside them.
+// `tessel conformance DIR [--filter TEXT] [--target T]`: ONNX test cases imported, compiled for
+// this machine's CPU (llvm, untuned) or for --target's GPU (`opencl`: PoCL here; `cuda`), run
+// there and compared with the outputs stored beside them. A GPU target whose device is missing
+// is one error before any case.
 //
 // Cases are found anywhere under DIR, in the two layouts of ../shared/conformance/README.md, and
 // fed and compared as compiler/graph/onnx/conformance_cases.h says (the backend tests' stored

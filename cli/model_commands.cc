@@ -29,7 +29,8 @@ const ArgSpec& CompileSpec() {
                 {"batch", "with --workload: the batch size (default 1)"},
                 {"target",
                  "an llvm target of this machine (default llvm: -mcpu=native "
-                 "-fast-math-contract added, as tuning does)"},
+                 "-fast-math-contract added, as tuning does), or a GPU: cuda [-arch=sm_NN], "
+                 "opencl [-device=mali]"},
                 {"log", "tuning logs, comma-separated: each task's best config"},
                 {"dim", "NAME=V: a value for a symbolic dimension of the ONNX model"},
                 {"out", "the folder to write (-o)"}},

@@ -57,6 +57,18 @@ class ModelCommandsTest : public ::testing::Test {
     ASSERT_TRUE(runtime::SaveNpy(input_npy_->string(), *input).ok());
   }
 
+  // The output `tessel run` wrote to `out` equals the suite's.
+  static void ExpectSuitesOutput(const fs::path& out) {
+    absl::StatusOr<runtime::NDArray> got = runtime::LoadNpy(out.string());
+    absl::StatusOr<runtime::NDArray> want =
+        graph::onnx::ReadTensorProtoFile((*case_dir_ / "test_data_set_0/output_0.pb").string());
+    ASSERT_TRUE(got.ok() && want.ok());
+    ASSERT_EQ(got->shape(), want->shape());
+    for (int64_t i = 0; i < want->NumElements(); ++i) {
+      ASSERT_NEAR(got->data<float>()[i], want->data<float>()[i], 1e-4) << i;
+    }
+  }
+
   static fs::path* model_dir_;
   static fs::path* case_dir_;
   static fs::path* input_npy_;
@@ -75,14 +87,40 @@ TEST_F(ModelCommandsTest, RunGivesTheSuitesOutput) {
   EXPECT_THAT(o.out, HasSubstr("wrote output"));
   EXPECT_THAT(o.out, HasSubstr("median "));
   EXPECT_THAT(o.out, HasSubstr(" ms over 3 runs"));
-  absl::StatusOr<runtime::NDArray> got = runtime::LoadNpy(out.string());
-  absl::StatusOr<runtime::NDArray> want =
-      graph::onnx::ReadTensorProtoFile((*case_dir_ / "test_data_set_0/output_0.pb").string());
-  ASSERT_TRUE(got.ok() && want.ok());
-  ASSERT_EQ(got->shape(), want->shape());
-  for (int64_t i = 0; i < want->NumElements(); ++i) {
-    ASSERT_NEAR(got->data<float>()[i], want->data<float>()[i], 1e-4) << i;
-  }
+  ExpectSuitesOutput(out);
+}
+
+// The same model compiled for OpenCL (kernels built on PoCL), saved, loaded and run there by
+// `tessel run`: the suite's output.
+TEST_F(ModelCommandsTest, CompiledForOpenclRunsOnTheDeviceAndGivesTheSuitesOutput) {
+  const fs::path dir = TempPath("conv_model_opencl");
+  Outcome c = RunTessel({"compile", (*case_dir_ / "model.onnx").string(), "--target", "opencl",
+                         "-o", dir.string()});
+  ASSERT_EQ(c.exit_code, kExitOk) << c.err;
+  EXPECT_THAT(c.out, HasSubstr("for opencl"));
+  EXPECT_TRUE(fs::exists(dir / "kernels.cl"));
+  EXPECT_TRUE(fs::exists(dir / "kernels.cl.json"));
+  const fs::path out = TempPath("output_opencl.npy");
+  Outcome r = RunTessel(
+      {"run", dir.string(), "--input", "0=" + input_npy_->string(), "--output", out.string()});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  ExpectSuitesOutput(out);
+}
+
+// For CUDA the kernels go through NVRTC and ptxas here and the cubin is saved; running it needs
+// a GPU, which `tessel run` names when there is none.
+TEST_F(ModelCommandsTest, CompiledForCudaIsSavedAndRunNamesTheMissingDevice) {
+  const fs::path dir = TempPath("conv_model_cuda");
+  Outcome c = RunTessel({"compile", (*case_dir_ / "model.onnx").string(), "--target",
+                         "cuda -arch=sm_90", "-o", dir.string()});
+#ifdef TESSEL_CUDA_MISSING
+  GTEST_SKIP() << "no CUDA toolkit: " << TESSEL_CUDA_MISSING;
+#endif
+  ASSERT_EQ(c.exit_code, kExitOk) << c.err;
+  EXPECT_TRUE(fs::exists(dir / "kernels.cubin"));
+  Outcome r = RunTessel({"run", dir.string(), "--input", "0=" + input_npy_->string()});
+  if (r.exit_code == kExitOk) GTEST_SKIP() << "this machine has a GPU";
+  EXPECT_THAT(r.err, HasSubstr("CUDA"));
 }
 
 TEST_F(ModelCommandsTest, CompileUserErrorsNameTheProblem) {
@@ -91,7 +129,8 @@ TEST_F(ModelCommandsTest, CompileUserErrorsNameTheProblem) {
   ExpectError({"compile", "missing.onnx", "-o", out}, "missing.onnx");
   ExpectError({"compile", model}, "-o DIR is required");
   ExpectError({"compile", "-o", out}, "MODEL.onnx or --workload");
-  ExpectError({"compile", model, "--target", "cuda", "-o", out}, "--target: target 'cuda'");
+  ExpectError({"compile", model, "--target", "rocm", "-o", out}, "--target: ");
+  ExpectError({"compile", model, "--target", "cuda -arch=90", "-o", out}, "sm_<compute capability>");
   ExpectError({"compile", model, "--target", "llvm -mtriple=aarch64-linux-gnu", "-o", out},
               "not this machine's architecture");
   ExpectError({"compile", model, "--log", "nolog.jsonl", "-o", out}, "nolog.jsonl");
@@ -217,6 +256,22 @@ TEST(ConformanceCommandTest, BadFoldersAreErrors) {
   const fs::path empty = TempPath("empty");
   fs::create_directories(empty);
   ExpectError({"conformance", empty.string()}, "no ONNX test cases under");
+}
+
+TEST(ConformanceCommandTest, OnOpenclTheCasesRunOnTheDevice) {
+  Outcome o = RunTessel({"conformance", (kConverted / "test_Conv2d_strided").string(), "--target",
+                         "opencl"});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_THAT(o.out, HasSubstr(": passed\n1 passed, 0 failed\n"));
+}
+
+TEST(ConformanceCommandTest, BadTargetsAreErrorsBeforeAnyCase) {
+  const std::string dir = (kConverted / "test_Conv2d_strided").string();
+  ExpectError({"conformance", dir, "--target", "rocm"}, "--target 'rocm': unknown kind 'rocm'");
+  Outcome o = RunTessel({"conformance", dir, "--target", "cuda"});
+  if (o.exit_code == kExitOk) GTEST_SKIP() << "this machine has a GPU";
+  EXPECT_THAT(o.err, HasSubstr("--target 'cuda' cannot run here: "));
+  EXPECT_EQ(o.out, "");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "baselines/torch/reference.h"
 #include "cli/flags.h"
+#include "cli/gpu_ops_bench.h"
 #include "cli/target_flag.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/op_runner.h"
@@ -115,7 +116,7 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   TESSEL_ASSIGN_OR_RETURN(Flags flags,
                           Flags::Parse("bench ops", args,
                                        {{"suite", "operator suite: table2"},
-                                        {"target", "llvm target (default llvm: this host's CPU)"},
+                                        {"target", "llvm target (default llvm: this host's CPU), or cuda / opencl"},
                                         {"threads", "threads for both sides"},
                                         {"layers", "comma-separated layer names (default: all)"},
                                         {"repeat", "timed repeats (>= 5)"},
@@ -127,8 +128,10 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
     return absl::InvalidArgumentError(
         absl::StrCat("--suite '", suite, "' is not a suite; known: table2"));
   }
-  TESSEL_ASSIGN_OR_RETURN(const target::Target target,
-                          HostTargetFlag(flags.String("target", "llvm")));
+  const std::string target_text = flags.String("target", "llvm");
+  absl::StatusOr<target::Target> gpu_target = target::Target::Parse(target_text);
+  const bool gpu =
+      gpu_target.ok() && (gpu_target->kind() == "cuda" || gpu_target->kind() == "opencl");
   std::optional<search::ApplyHistoryBest> history;
   const std::string log = flags.String("log", "");
   if (!log.empty()) {
@@ -139,6 +142,10 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   }
   TESSEL_ASSIGN_OR_RETURN(int64_t threads, flags.Int("threads", 1));
   TESSEL_ASSIGN_OR_RETURN(int64_t repeat, flags.Int("repeat", 7));
+  if (gpu && !flags.String("threads", "").empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--threads applies to CPU targets; --target '", target_text, "' runs on a GPU"));
+  }
   if (threads < 1 || threads > 1024) {
     return absl::InvalidArgumentError(
         absl::StrCat("--threads must be between 1 and 1024, got ", threads));
@@ -149,6 +156,14 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   }
   TESSEL_ASSIGN_OR_RETURN(std::vector<workloads::Layer> layers,
                           ChooseLayers(flags.String("layers", "")));
+  if (gpu) {
+    return BenchGpuOps(*gpu_target, layers,
+                       {.repeat = static_cast<int>(repeat),
+                        .history = history ? &*history : nullptr,
+                        .log = log},
+                       out);
+  }
+  TESSEL_ASSIGN_OR_RETURN(const target::Target target, HostTargetFlag(target_text));
   runtime::ThreadPool::Global().SetNumThreads(static_cast<int>(threads));
   TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(target));
   // The templates size their parallel loops for the threads the programs run on.

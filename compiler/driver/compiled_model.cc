@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 
 #include "compiler/support/status_macros.h"
+#include "compiler/target/target_device.h"
 
 namespace tessel::driver {
 
@@ -32,6 +33,7 @@ absl::StatusOr<runtime::GraphExecutor> MakeExecutor(const CompiledModel& model,
   plan.parameters = model.parameters;
   plan.storage_of = model.memory.storage_of;
   plan.storage_bytes = model.memory.storage_bytes;
+  plan.device = target::TargetDevice(model.facts.target);
   for (const CompiledStep& c : model.steps) {
     if (c.kernel < 0 || static_cast<size_t>(c.kernel) >= model.kernels.size() || c.nodes.empty()) {
       return absl::InternalError(absl::StrCat("a step has no kernel (", c.kernel, ") or no nodes"));

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compiler/driver/compiled_model.h"
+#include "compiler/driver/kernel_library.h"
 #include "compiler/driver/kernel_groups.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/npy.h"
@@ -25,7 +26,6 @@ constexpr char kFormat[] = "tessel-compiled-model";
 constexpr int kVersion = 2;
 constexpr char kModelFile[] = "model.json";
 constexpr char kGraphFile[] = "graph.json";
-constexpr char kLibraryFile[] = "kernels.so";
 
 // ---- JSON forms -------------------------------------------------------------------------------
 
@@ -210,14 +210,14 @@ absl::Status WriteFolder(const CompiledModel& m, const fs::path& dir) {
                       {"version", kVersion},
                       {"target", m.facts.target.ToString()},
                       {"facts", target::FactsToJson(m.facts)},
-                      {"library", kLibraryFile},
+                      {"library", KernelLibraryFile(m.facts.target)},
                       {"kernels", kernels},
                       {"steps", steps},
                       {"memory", MemoryJson(m.memory)},
                       {"constants", constants},
                       {"parameters", parameters},
                       {"warnings", m.warnings}};
-  TESSEL_RETURN_IF_ERROR(m.module.Save((dir / kLibraryFile).string()));
+  TESSEL_RETURN_IF_ERROR(m.module.Save((dir / KernelLibraryFile(m.facts.target)).string()));
   TESSEL_RETURN_IF_ERROR(WriteText(dir / kGraphFile, graph::ToJson(m.graph).dump(1)));
   // Last: a folder with a model.json is complete.
   return WriteText(dir / kModelFile, model.dump(1));
@@ -348,7 +348,7 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
 
     // The library and its kernels.
     const fs::path library_path = dir / mj.at("library").get<std::string>();
-    TESSEL_ASSIGN_OR_RETURN(m.module, runtime::Module::Load(library_path.string()));
+    TESSEL_ASSIGN_OR_RETURN(m.module, LoadKernelLibrary(m.facts.target, library_path.string()));
     const std::vector<std::string> functions = m.module.FunctionNames();
     const json& kernels = mj.at("kernels");
     for (size_t k = 0; k < kernels.size(); ++k) {

@@ -9,6 +9,7 @@
 #include "compiler/codegen/build.h"
 #include "compiler/ir/dl_type.h"
 #include "compiler/ops/nn/shape.h"
+#include "compiler/runtime/device_api.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
@@ -24,6 +25,16 @@ void FillIntegers(runtime::NDArray& x, std::mt19937& rng, int64_t low, int64_t h
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<runtime::NDArray>> CopyArrays(
+    const std::vector<runtime::NDArray>& arrays, DLDevice device) {
+  std::vector<runtime::NDArray> out;
+  for (const runtime::NDArray& x : arrays) {
+    TESSEL_ASSIGN_OR_RETURN(runtime::NDArray copy, x.CopyTo(device));
+    out.push_back(std::move(copy));
+  }
+  return out;
+}
 
 absl::StatusOr<runtime::Function> CompileProgram(const OpProgram& program, const std::string& name,
                                                  const target::Target& target) {
@@ -86,11 +97,18 @@ std::vector<runtime::Arg> CallArguments(std::vector<runtime::NDArray>& inputs,
 
 absl::StatusOr<std::vector<runtime::NDArray>> RunLogical(
     const OpProgram& program, const runtime::Function& f,
-    const std::vector<runtime::NDArray>& inputs) {
+    const std::vector<runtime::NDArray>& inputs, DLDevice device) {
   TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> physical, PrepareInputs(program, inputs));
   std::vector<runtime::NDArray> outputs = AllocateOutputs(program);
+  if (!runtime::IsHost(device)) {
+    TESSEL_ASSIGN_OR_RETURN(physical, CopyArrays(physical, device));
+    TESSEL_ASSIGN_OR_RETURN(outputs, CopyArrays(outputs, device));
+  }
   const std::vector<runtime::Arg> args = CallArguments(physical, outputs);
   TESSEL_RETURN_IF_ERROR(f(std::span<const runtime::Arg>(args)));
+  if (!runtime::IsHost(device)) {
+    TESSEL_ASSIGN_OR_RETURN(outputs, CopyArrays(outputs, DLDevice{kDLCPU, 0}));
+  }
   if (program.finish) return program.finish(outputs);
   return outputs;
 }

@@ -31,14 +31,22 @@ std::vector<runtime::NDArray> AllocateOutputs(const OpProgram& program);
 absl::StatusOr<std::vector<runtime::NDArray>> PrepareInputs(
     const OpProgram& program, const std::vector<runtime::NDArray>& logical);
 
+// Each array copied to `device` (host arrays to a GPU, or back with {kDLCPU, 0}); the copies are
+// complete when this returns.
+absl::StatusOr<std::vector<runtime::NDArray>> CopyArrays(
+    const std::vector<runtime::NDArray>& arrays, DLDevice device);
+
 // f's arguments: inputs, then outputs.
 std::vector<runtime::Arg> CallArguments(std::vector<runtime::NDArray>& inputs,
                                         std::vector<runtime::NDArray>& outputs);
 
-// Runs program on logical inputs, returns the logical outputs.
+// Runs program on logical inputs (host arrays), returns the logical outputs (host arrays). f
+// runs on `device` (target_device.h's TargetDevice of the target it was built for): the
+// program's inputs are copied there and its outputs back before finish.
 absl::StatusOr<std::vector<runtime::NDArray>> RunLogical(const OpProgram& program,
                                                          const runtime::Function& f,
-                                                         const std::vector<runtime::NDArray>& inputs);
+                                                         const std::vector<runtime::NDArray>& inputs,
+                                                         DLDevice device = {kDLCPU, 0});
 
 struct Tolerance {
   // |ours - reference| <= atol + rtol * |reference|, elementwise (integer outputs: exact).

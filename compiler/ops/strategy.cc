@@ -34,13 +34,24 @@ std::vector<std::string> StrategyKeys() {
 absl::StatusOr<const Template*> SelectTemplate(const std::string& op, const OpArgs& args,
                                                const target::TargetFacts& facts) {
   const std::vector<std::string> keys = facts.target.keys();
+  std::vector<std::string> deferred;
   for (const std::string& key : keys) {
     auto it = Strategies().find(key);
     if (it == Strategies().end()) continue;
-    TESSEL_ASSIGN_OR_RETURN(const std::string name, it->second(op, args, facts));
-    TESSEL_ASSIGN_OR_RETURN(const Template* t, FindTemplate(name));
-    TESSEL_CHECK(t->op == op) << "strategy " << key << " chose " << name << " for " << op;
+    absl::StatusOr<std::string> name = it->second(op, args, facts);
+    if (absl::IsNotFound(name.status())) {
+      deferred.push_back(key);
+      continue;
+    }
+    if (!name.ok()) return name.status();
+    TESSEL_ASSIGN_OR_RETURN(const Template* t, FindTemplate(*name));
+    TESSEL_CHECK(t->op == op) << "strategy " << key << " chose " << *name << " for " << op;
     return t;
+  }
+  if (!deferred.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "no template computes operator '", op, "' for target '", facts.target.ToString(),
+        "': the strategies of its keys ", absl::StrJoin(deferred, ", "), " have none"));
   }
   const std::vector<std::string> known = StrategyKeys();
   return absl::UnimplementedError(

@@ -19,7 +19,9 @@
 namespace tessel::ops {
 
 // The name of the template for op with args on facts.target, or an error: the args the strategy
-// cannot read (naming the key), an operator it has no template for.
+// cannot read (naming the key), an operator it has no template for. NotFound defers: the
+// operator goes to the strategy of the target's next key that has one (a `mali` strategy
+// choosing its own templates for some operators and leaving the rest to `gpu`'s).
 using Strategy = std::function<absl::StatusOr<std::string>(
     const std::string& op, const OpArgs& args, const target::TargetFacts& facts)>;
 
@@ -31,9 +33,10 @@ bool RegisterStrategy(const std::string& key, Strategy strategy);
 std::vector<std::string> StrategyKeys();
 
 // The template computing op with args on facts.target, by the strategy of the target's most
-// specific key that has one. Errors (Unimplemented) name the operator and the target: no strategy
-// for any of the target's keys (listing the keys that have one), or an operator the strategy has
-// no template for; the strategy's own error for args it cannot read.
+// specific key that has one and does not defer. Errors (Unimplemented) name the operator and the
+// target: no strategy for any of the target's keys (listing the keys that have one), or every
+// strategy of its keys deferred; the strategy's own error for args it cannot read or an operator
+// it has no template for.
 absl::StatusOr<const Template*> SelectTemplate(const std::string& op, const OpArgs& args,
                                                const target::TargetFacts& facts);
 

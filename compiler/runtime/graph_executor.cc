@@ -9,9 +9,12 @@
 #include <functional>
 #include <utility>
 
+#include "compiler/runtime/device_api.h"
 #include "compiler/runtime/dltensor.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/thread_pool.h"
+#include "compiler/support/check.h"
+#include "compiler/support/status_macros.h"
 
 namespace tessel::runtime {
 namespace {
@@ -30,14 +33,15 @@ struct View {
   std::vector<int64_t> shape;
   DLTensor tensor{};
 
-  explicit View(const TensorDesc& type) : shape(type.shape) {
-    tensor.device = {kDLCPU, 0};
+  View(const TensorDesc& type, DLDevice device) : shape(type.shape) {
+    tensor.device = device;
     tensor.ndim = static_cast<int32_t>(shape.size());
     tensor.dtype = type.dtype;
     tensor.shape = shape.data();
   }
+  // `a` is compact with byte_offset 0 (NeedCompact), on the view's device.
   DLTensor* Over(NDArray& a) {
-    tensor.data = a.data<char>();
+    tensor.data = a.dl()->data;
     return &tensor;
   }
 };
@@ -59,12 +63,14 @@ struct ViewContext {
 };
 
 // A compact array of `type` over base's bytes [offset, offset + its size), sharing base's
-// storage (kept alive by the view).
+// storage (kept alive by the view). On a device only offset 0: a device address (an OpenCL
+// buffer, say) need not take arithmetic.
 NDArray ViewOf(const NDArray& base, int64_t offset, const TensorDesc& type) {
+  TESSEL_CHECK(IsHost(base.device()) || offset == 0) << "a device view at offset " << offset;
   auto* ctx = new ViewContext{base, type.shape};
   auto* m = new DLManagedTensor{};
-  m->dl_tensor.data = ctx->base.data<char>() + offset;
-  m->dl_tensor.device = {kDLCPU, 0};
+  m->dl_tensor.data = static_cast<char*>(ctx->base.dl()->data) + offset;
+  m->dl_tensor.device = base.device();
   m->dl_tensor.ndim = static_cast<int32_t>(ctx->shape.size());
   m->dl_tensor.dtype = type.dtype;
   m->dl_tensor.shape = ctx->shape.data();
@@ -92,6 +98,9 @@ absl::Status PlanError(const ExecutorStep& step, const std::string& what) {
 absl::Status CheckArg(const ExecutorPlan& plan, const ExecutorStep& step, size_t a) {
   const KernelArg& arg = step.args[a];
   const std::string where = absl::StrCat("kernel input ", a, " (", SourceName(arg.source), ")");
+  if (arg.source == KernelArg::Source::kPackChannels && !IsHost(plan.device)) {
+    return PlanError(step, absl::StrCat(where, ": channels are packed on the host only"));
+  }
   const bool reads_input = arg.source == KernelArg::Source::kInput ||
                            arg.source == KernelArg::Source::kReshape ||
                            arg.source == KernelArg::Source::kPackChannels;
@@ -269,6 +278,9 @@ absl::Status CheckPlan(const ExecutorPlan& plan) {
                Product(p) == Product(got.shape) && s.size() == 4 && p.size() == 5 && s[0] == p[0] &&
                s[1] <= p[1] * p[4] && s[2] <= p[2] && s[3] <= p[3];
       }
+      if (step.result_mode == ResultMode::kUnpackChannels && !IsHost(plan.device)) {
+        return PlanError(step, "channels are unpacked on the host only");
+      }
       if (!fits) {
         return PlanError(
             step, absl::StrCat("kernel output ", k, " (", ResultModeName(step.result_mode), ") is ",
@@ -431,15 +443,28 @@ int64_t AlignUp(int64_t bytes) {
 // Every buffer the executor owns, allocated here and nowhere else (see the header): graph
 // inputs, the memory plan's storages (values as views), one scratch buffer shared by the steps'
 // packing buffers and blocked results, and kFinish kernel outputs. Returns the bytes allocated.
-int64_t Allocate(const ExecutorPlan& plan, std::vector<NDArray>& slots,
-                 std::vector<StepBuffers>& buffers) {
+// On a device, every buffer is the device's and the constants are copied there.
+absl::StatusOr<int64_t> Allocate(const ExecutorPlan& plan, std::vector<NDArray>& slots,
+                                 std::vector<StepBuffers>& buffers) {
   int64_t total = 0;
+  absl::Status failed;
   auto fresh = [&](const TensorDesc& t) {
     total += BytesOf(t);
-    return NDArray::Empty(t.shape, t.dtype);
+    if (IsHost(plan.device)) return NDArray::Empty(t.shape, t.dtype);
+    absl::StatusOr<NDArray> on_device = NDArray::Empty(t.shape, t.dtype, plan.device);
+    if (on_device.ok()) return *std::move(on_device);
+    if (failed.ok()) failed = on_device.status();
+    return NDArray::Empty(t.shape, t.dtype);  // unused: the error is returned
   };
   slots.assign(plan.values.size(), NDArray());
-  for (size_t v = 0; v < plan.values.size(); ++v) slots[v] = plan.values[v].constant;
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const NDArray& constant = plan.values[v].constant;
+    if (!constant.defined() || IsHost(plan.device)) {
+      slots[v] = constant;
+      continue;
+    }
+    TESSEL_ASSIGN_OR_RETURN(slots[v], constant.CopyTo(plan.device));
+  }
   for (int v : plan.inputs)
     slots[static_cast<size_t>(v)] = fresh(plan.values[static_cast<size_t>(v)].type);
   std::vector<NDArray> storages;
@@ -480,7 +505,7 @@ int64_t Allocate(const ExecutorPlan& plan, std::vector<NDArray>& slots,
       b.packed[a] = ViewOf(scratch, offset, step.args[a].type);
     for (size_t a = 0; a < step.args.size(); ++a) {
       if (step.args[a].source == KernelArg::Source::kReshape) {
-        b.arg_views[a] = std::make_unique<View>(step.args[a].type);
+        b.arg_views[a] = std::make_unique<View>(step.args[a].type, plan.device);
       }
     }
     if (step.result_mode == ResultMode::kFinish) {
@@ -498,11 +523,27 @@ int64_t Allocate(const ExecutorPlan& plan, std::vector<NDArray>& slots,
       const int storage = plan.storage_of.empty() ? -1 : plan.storage_of[v];
       slots[v] = storage >= 0 ? ViewOf(storages[static_cast<size_t>(storage)], 0, t) : fresh(t);
       if (step.result_mode == ResultMode::kDirect && !(t == step.results[k])) {
-        b.out_views[k] = std::make_unique<View>(step.results[k]);
+        b.out_views[k] = std::make_unique<View>(step.results[k], plan.device);
       }
     }
   }
+  TESSEL_RETURN_IF_ERROR(failed);
   return total;
+}
+
+// Host transforms run on the host: arrays on the device are copied there first (and back after).
+absl::StatusOr<std::vector<NDArray>> OnDevice(const std::vector<NDArray>& arrays,
+                                              DLDevice device) {
+  std::vector<NDArray> out;
+  for (const NDArray& a : arrays) {
+    if (a.device().device_type == device.device_type && a.device().device_id == device.device_id) {
+      out.push_back(a);
+      continue;
+    }
+    TESSEL_ASSIGN_OR_RETURN(NDArray copy, a.CopyTo(device));
+    out.push_back(std::move(copy));
+  }
+  return out;
 }
 
 absl::Status StepError(const ExecutorStep& step, const absl::Status& s) {
@@ -523,7 +564,10 @@ absl::Status RunStep(const ExecutorPlan& plan, const ExecutorStep& step, StepBuf
     if (arg.source != KernelArg::Source::kPrepare) continue;
     std::vector<NDArray> logical;
     for (int v : step.inputs) logical.push_back(slots[static_cast<size_t>(v)]);
-    absl::StatusOr<std::vector<NDArray>> out = step.prepare(logical);
+    absl::StatusOr<std::vector<NDArray>> host = OnDevice(logical, {kDLCPU, 0});
+    absl::StatusOr<std::vector<NDArray>> out =
+        host.ok() ? step.prepare(*host) : host.status();
+    if (out.ok()) out = OnDevice(*out, plan.device);
     if (!out.ok()) return StepError(step, out.status());
     prepared = *std::move(out);
     break;
@@ -582,7 +626,9 @@ absl::Status RunStep(const ExecutorPlan& plan, const ExecutorStep& step, StepBuf
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<NDArray>> outs = step.finish(b.results);
+  absl::StatusOr<std::vector<NDArray>> outs = OnDevice(b.results, {kDLCPU, 0});
+  if (outs.ok()) outs = step.finish(*outs);
+  if (outs.ok()) outs = OnDevice(*outs, plan.device);
   if (!outs.ok()) return StepError(step, outs.status());
   if (outs->size() != step.outputs.size()) {
     return absl::InternalError(absl::StrCat("node '", step.name, "': finish gave ", outs->size(),
@@ -615,9 +661,13 @@ absl::StatusOr<GraphExecutor> GraphExecutor::Create(ExecutorPlan plan,
         absl::StrCat("threads must be >= 0 (0: as the thread pool is), got ", options.threads));
   }
   if (options.threads > 0) ThreadPool::Global().SetNumThreads(options.threads);
+  if (!IsHost(plan.device)) {
+    TESSEL_ASSIGN_OR_RETURN(plan.parameters, OnDevice(plan.parameters, plan.device));
+  }
   auto state = std::make_unique<State>();
   state->plan = std::move(plan);
-  state->allocated_bytes = Allocate(state->plan, state->slots, state->buffers);
+  TESSEL_ASSIGN_OR_RETURN(state->allocated_bytes,
+                          Allocate(state->plan, state->slots, state->buffers));
   return GraphExecutor(std::move(state));
 }
 

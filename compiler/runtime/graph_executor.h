@@ -37,6 +37,13 @@
 // Values produced by `finish` and by `prepare` are allocated by those host functions on each run.
 //
 // Threads: kernels run their parallel loops on ThreadPool::Global() (thread_pool.h).
+//
+// Devices: with plan.device a GPU, every buffer above is the device's, parameters and constants
+// are copied there once at creation, Run copies its inputs there and its outputs back, and a
+// step's kernel runs there (kernel launches may return before their work ends; the copy of the
+// outputs waits for it). Host transforms still run on the host: a step's prepare or finish
+// copies its arrays there and back (slow: GPU templates avoid them). Channel packing and
+// unpacking are host-only, an error in a device plan. step_seconds then measures queueing.
 namespace tessel::runtime {
 
 // A host transform: tensors in, tensors out (the type of ops::HostTransform).
@@ -109,6 +116,8 @@ struct ExecutorPlan {
   // storage its size in bytes (at least every value it holds). Empty: every value its own.
   std::vector<int> storage_of;
   std::vector<int64_t> storage_bytes;
+  // Where the kernels run (the device of the target they were built for; see the header).
+  DLDevice device{kDLCPU, 0};
 };
 
 // What KernelArg::Source::kPackChannels does: NCHW `src` [n, c, h, w] (compact) into `dst`

@@ -263,5 +263,26 @@ TEST(GraphExecutorTest, BadPlansAreInternalErrorsNamingTheNode) {
               HasSubstr("node 's2': finish output 0 is float32[16], the value float32[4, 4]"));
 }
 
+// Channel packing and unpacking run on the host only: a plan for a device with either is an
+// internal error naming the node (checked before anything is allocated there).
+TEST(GraphExecutorTest, DevicePlansCannotPackOrUnpackChannels) {
+  ExecutorPlan pack;
+  pack.values = {{"x", {{1, 3, 2, 2}, kF32}, {}}, {"y", {{1, 1, 2, 2, 4}, kF32}, {}}};
+  pack.inputs = {0};
+  pack.outputs = {1};
+  pack.parameters = {Iota({16}, 0)};
+  pack.steps = {{.name = "p",
+                 .kernel = AddKernel(),
+                 .inputs = {0},
+                 .outputs = {1},
+                 .args = {{Source::kPackChannels, 0, {{1, 1, 2, 2, 4}, kF32}},
+                          {Source::kParameter, 0, k16}},
+                 .results = {{{1, 1, 2, 2, 4}, kF32}}}};
+  pack.device = {kDLOpenCL, 0};
+  EXPECT_THAT(std::string(GraphExecutor::Create(pack).status().message()),
+              HasSubstr("node 'p': kernel input 0 (pack_channels): channels are packed on the "
+                        "host only"));
+}
+
 }  // namespace
 }  // namespace tessel::runtime

@@ -4,15 +4,23 @@
 
 #include <cstdlib>
 
+#include "compiler/runtime/device_probe.h"
 #include "compiler/support/check.h"
 #include "compiler/target/llvm_target.h"
 #include "compiler/target/target.h"
+#include "compiler/target/target_device.h"
 
 namespace tessel::testing {
 namespace {
 
 constexpr char kHostTarget[] = "llvm -mcpu=native";
 constexpr char kOtherWidth[] = "other-vector-width";
+
+// Empty when the target's device (TargetDevice) can run code here; else why not.
+std::string WhyNoDevice(const target::Target& target) {
+  const absl::Status probe = runtime::ProbeDevice(target::TargetDevice(target));
+  return probe.ok() ? "" : absl::StrCat(target.ToString(), ": ", probe.message());
+}
 
 }  // namespace
 
@@ -32,6 +40,7 @@ target::Target TestTarget() {
 }
 
 std::string WhyNotRunnable(const target::Target& target) {
+  if (target.kind() == "cuda" || target.kind() == "opencl") return WhyNoDevice(target);
   if (target.kind() != "llvm") return "";
   absl::StatusOr<target::LlvmTarget> resolved = target::ResolveLlvmTarget(target);
   if (!resolved.ok() || resolved->runs_here) return "";

@@ -21,7 +21,9 @@ target::Target ParseTarget(std::string_view text);
 
 // Empty when code compiled for `target` can run on this CPU; otherwise why not, e.g.
 // "llvm -mcpu=skylake-avx512 uses avx512f, avx512bw, ... which this CPU lacks". A target that
-// does not resolve is reported by the compile that follows, so it counts as runnable here.
+// does not resolve is reported by the compile that follows, so it counts as runnable here. A
+// `cuda` or `opencl` target runs here when its device (target_device.h) takes an allocation,
+// through the device API linked into the test (none linked: not runnable, with the reason).
 std::string WhyNotRunnable(const target::Target& target);
 
 }  // namespace tessel::testing

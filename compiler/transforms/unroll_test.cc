@@ -119,5 +119,51 @@ TEST(UnrollTest, NonConstantExtentIsAnErrorNamingTheLoop) {
             "unrolled loop 'k' has extent n; unrolling needs a constant extent");
 }
 
+// A 2 x 3 nest runs 6 stores: under auto_unroll_max_step 6 both loops unroll; under 5 only the
+// inner one (3 stores) does.
+Stmt StepNest(const Buffer& a, int64_t max_step, int64_t unroll_explicit = 1) {
+  Var i("i"), j("j"), axis("axis");
+  Stmt nest = For(i, 0, 2, ForKind::kSerial,
+                  For(j, 0, 3, ForKind::kSerial, BufferStore(a, i, {i, j})));
+  Stmt body = AttrStmt(Ref<const Object>(axis.get()), "pragma_auto_unroll_max_step",
+                       IntImm(kInt32, max_step), nest);
+  return AttrStmt(Ref<const Object>(axis.get()), "pragma_unroll_explicit",
+                  IntImm(kInt32, unroll_explicit), body);
+}
+
+TEST(UnrollTest, AutoUnrollMaxStepUnrollsNestsOfAtMostThatManySteps) {
+  Buffer a = Buffer::Declare("A", {2, 3}, kInt32);
+  PrimFunc whole = UnrollChecked(MakeFunc("f", {a}, {}, StepNest(a, 6)));
+  EXPECT_EQ(Text(whole),
+            "A[0, 0] = 0\nA[0, 1] = 0\nA[0, 2] = 0\nA[1, 0] = 1\nA[1, 1] = 1\nA[1, 2] = 1\n");
+  PrimFunc inner = UnrollChecked(MakeFunc("f", {a}, {}, StepNest(a, 5)));
+  EXPECT_EQ(Text(inner),
+            "for (i, 0, 2) {\n"
+            "  A[i, 0] = i\n"
+            "  A[i, 1] = i\n"
+            "  A[i, 2] = i\n"
+            "}\n");
+}
+
+TEST(UnrollTest, UnrollExplicitZeroKeepsTheLoopsMarkedUnrolled) {
+  Buffer a = Buffer::Declare("A", {2, 3}, kInt32);
+  PrimFunc out = UnrollChecked(MakeFunc("f", {a}, {}, StepNest(a, 6, 0)));
+  EXPECT_EQ(Text(out),
+            "for (i, 0, 2) unrolled {\n"
+            "  for (j, 0, 3) unrolled {\n"
+            "    A[i, j] = i\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(UnrollTest, APragmaWithoutAConstantIsAnError) {
+  Buffer a = Buffer::Declare("A", {1}, kInt32);
+  Var axis("axis"), n("n");
+  absl::StatusOr<Stmt> result = Unroll(AttrStmt(
+      Ref<const Object>(axis.get()), "pragma_auto_unroll_max_step", n, BufferStore(a, 0, {0})));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(), "pragma auto_unroll_max_step needs a constant, got n");
+}
+
 }  // namespace
 }  // namespace tessel::transforms

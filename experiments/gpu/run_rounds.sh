@@ -1,13 +1,15 @@
 #!/bin/bash
-# On the GPU machine: run_rounds.sh STAGE_DIR OUT_DIR [ROUNDS=5]
+# On the GPU machine: run_rounds.sh STAGE_DIR OUT_DIR [ROUNDS=5] [REPORT=report.py]
 # Runs the bundle STAGE_DIR/bundle with cuda_runner and then its PyTorch references, alternating
 # round by round (each side alone on the GPU while it runs), and writes OUT_DIR/rounds.json
 # ({"ours": {"<round>": cuda_runner's result}, "torch": {"<round>": torch_reference's}}) and
-# report.py's summary.md. STAGE_DIR is what stage.sh made here.
+# summary.md written by REPORT (report.py for Fig. 7, report_fig15.py for Fig. 15). STAGE_DIR is
+# what stage.sh made here.
 set -euo pipefail
 stage=$1
 out=$2
 rounds=${3:-5}
+report=${4:-report.py}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 here=$(dirname "$0")
@@ -28,5 +30,5 @@ json.dump(rounds, open(path, "w"), indent=1)
 PY
 rm -rf "$work"
 cp "$stage/bundle/bundle.json" "$out/bundle.json"
-python3 "$here/report.py" "$out" > "$out/summary.md"
+python3 "$here/$report" "$out" > "$out/summary.md"
 cat "$out/summary.md"

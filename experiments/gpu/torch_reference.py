@@ -3,12 +3,17 @@
 
 usage: torch_reference.py BUNDLE_DIR ARRAYS_DIR RESULT_JSON
 
-For each entry of BUNDLE_DIR/bundle.json whose "reference" it knows ("matmul": tensors[0] @
-tensors[1]), it loads the inputs cuda_runner wrote to ARRAYS_DIR, checks cuda_runner's output
-against PyTorch's on the GPU (float64 on the host as the judge of both), and times PyTorch's
-kernel with CUDA events under the bundle's timer (once per reference and shapes) (warm-up, calls per repeat grown to
-min_repeat_ms, repeats). Writes {"device", "torch", "entries": [{"name", "max_error",
-"torch_max_error", "seconds"}]}; max_error is the largest |ours - exact| / (|A| @ |B|), the
+For each entry of BUNDLE_DIR/bundle.json whose "reference" it knows, it loads the inputs
+cuda_runner wrote to ARRAYS_DIR, checks cuda_runner's output against PyTorch's on the GPU (float64
+on the host as the judge of both), and times PyTorch's kernel with CUDA events under the bundle's
+timer (once per reference and shapes) (warm-up, calls per repeat grown to min_repeat_ms,
+repeats). References:
+  "matmul":            tensors[0] @ tensors[1] (cuBLAS)
+  "conv2d <args JSON>": torch.nn.functional.conv2d(data, weight) with the args of
+                        compiler/ops/OPERATORS.md (stride, pad top/left/bottom/right, dilation,
+                        groups; cuDNN)
+TF32 is off for both. Writes {"device", "torch", "entries": [{"name", "max_error",
+"torch_max_error", "seconds"}]}; max_error is the largest |ours - exact| / (|A| op |B|), the
 error relative to the size of the terms summed (float32 sums of n terms reach about n * 6e-8).
 """
 import json
@@ -40,6 +45,25 @@ def time_calls(call, timer):
     return [batch(number) for _ in range(timer["repeat"])]
 
 
+def make_op(reference):
+    """The PyTorch function of two tensors a reference names, or None."""
+    if reference == "matmul":
+        return torch.matmul
+    if reference.startswith("conv2d "):
+        args = json.loads(reference[len("conv2d "):])
+        top, left, bottom, right = args.get("pad", [0, 0, 0, 0])
+        stride = args.get("stride", [1, 1])
+        dilation = args.get("dilation", [1, 1])
+        groups = args.get("groups", 1)
+
+        def conv(x, w):
+            x = torch.nn.functional.pad(x, (left, right, top, bottom))
+            return torch.nn.functional.conv2d(x, w, stride=stride, dilation=dilation,
+                                              groups=groups)
+        return conv
+    return None
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit("usage: torch_reference.py BUNDLE_DIR ARRAYS_DIR RESULT_JSON")
@@ -51,19 +75,20 @@ def main():
     results = []
     timed = {}  # PyTorch's time per (reference, shapes): entries that share them share it
     for entry in bundle["entries"]:
-        if entry["reference"] != "matmul":
+        op = make_op(entry["reference"])
+        if op is None:
             results.append({"name": entry["name"], "error": "no reference " + entry["reference"]})
             continue
         arrays = [np.load(os.path.join(arrays_dir, "%s.%d.npy" % (entry["name"], k)))
                   for k in range(len(entry["tensors"]))]
         a, b, ours = arrays[0], arrays[1], arrays[-1]
-        exact = a.astype(np.float64) @ b.astype(np.float64)
-        scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+        a64, b64 = torch.from_numpy(a).double(), torch.from_numpy(b).double()
+        exact = op(a64, b64).numpy()
+        scale = op(a64.abs(), b64.abs()).numpy()
         ga = torch.from_numpy(a).cuda()
         gb = torch.from_numpy(b).cuda()
-        out = torch.empty_like(ga)
-        call = lambda: torch.matmul(ga, gb, out=out)
-        call()
+        call = lambda: op(ga, gb)
+        out = call()
         torch.cuda.synchronize()
         theirs = out.cpu().numpy()
         key = (entry["reference"], json.dumps(entry["tensors"]))

@@ -8,6 +8,7 @@
 #include "baselines/torch/reference.h"
 #include "compiler/codegen/build.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/target_device.h"
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::ops::testing {
@@ -50,7 +51,7 @@ absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Co
   if (!f.ok()) return annotate(f.status());
   if (!f->has_value()) return absl::OkStatus();
   std::vector<runtime::NDArray> inputs = RandomInputs(program->logical_inputs, options.seed);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = RunLogical(*program, **f, inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = RunLogical(*program, **f, inputs, target::TargetDevice(options.target));
   if (!got.ok()) return annotate(got.status());
   absl::StatusOr<std::vector<runtime::NDArray>> want =
       baselines::TorchReference(t.op, args, inputs);

@@ -8,6 +8,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/target_device.h"
 #include "compiler/te/compute.h"
 
 namespace tessel::ops::testing {
@@ -56,7 +57,7 @@ absl::Status CheckTailConfig(const Template& t, const OpArgs& args, const search
   if (!f.ok()) return annotate(f.status());
   if (!f->has_value()) return absl::OkStatus();
   std::vector<runtime::NDArray> inputs = RandomInputs(fused->logical_inputs, options.seed);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = RunLogical(*fused, **f, inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = RunLogical(*fused, **f, inputs, target::TargetDevice(options.target));
   if (!got.ok()) return annotate(got.status());
 
   const size_t own = plain->logical_inputs.size();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/injective/injective_op.h"
 #include "compiler/ops/template.h"
 #include "compiler/schedule/schedule.h"
 #include "search/space/config_space.h"
@@ -65,37 +66,12 @@ nlohmann::json InjectiveKnobs(const InjectiveTiling& tiling);
 absl::Status ScheduleInjective(schedule::Schedule& s, const te::Tensor& out,
                                const InjectiveTiling& tiling);
 
-// The shapes under which an element-wise operation over operands broadcast to `out` (numpy
-// rules) can run with the fewest axes: axes of extent 1 dropped, and runs of adjacent axes
-// along which every operand is either entirely present or entirely broadcast merged into one.
-// operands[i] gets the view of operands[i] (same rank as the view of out, 1 where broadcast).
-struct CollapsedViews {
-  std::vector<int64_t> out;
-  std::vector<std::vector<int64_t>> operands;
-};
-CollapsedViews CollapseBroadcast(const std::vector<int64_t>& out,
-                                 const std::vector<std::vector<int64_t>>& operands);
-
-// A template whose program is one injective output.
-struct InjectiveOp {
-  std::vector<te::Tensor> inputs;  // placeholders, in the logical inputs' order
-  te::Tensor output;
-  std::vector<TensorSpec> logical_inputs;  // same order; names and value ranges for tests
-  // When the program reads or writes views (other shapes of the same contiguous data): the
-  // logical output's shape (empty: the output's) and the host reshapes to and from the views.
-  std::vector<int64_t> logical_output_shape;
-  HostTransform prepare, finish;
-  int max_inner_axes = 1;
-  // Arithmetic per output element (0 for data movement).
-  double flops_per_element = 1;
-  // Small intermediate stages computed once, before the output (e.g. batch_norm's per-channel
-  // scale and shift); every other intermediate stage is inlined into the output.
-  std::vector<te::Tensor> root_stages;
-};
-
-// Reads and checks args (errors name `name` and the key) and builds the computes.
-using InjectiveBuilder =
-    std::function<absl::StatusOr<InjectiveOp>(const std::string& name, const OpArgs& args)>;
+// The target-independent computes these templates schedule (ops/injective), under the names this
+// folder's templates and tests use.
+using injective::CollapseBroadcast;
+using injective::CollapsedViews;
+using injective::InjectiveBuilder;
+using injective::InjectiveOp;
 
 // The template: knobs as above, the fallback DefaultInjectiveTiling, the program the builder's
 // output scheduled by ScheduleInjective. Flops: flops_per_element per output element.

@@ -157,10 +157,4 @@ absl::Status ScheduleReductionStage(schedule::Schedule& s, const te::Tensor& t,
   return stage.parallel(outer);
 }
 
-search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann::json& knobs) {
-  absl::StatusOr<search::Config> config = space.FromJson({{"knobs", knobs}});
-  TESSEL_CHECK(config.ok()) << "fallback " << knobs.dump() << ": " << config.status();
-  return *config;
-}
-
 }  // namespace tessel::ops::x86

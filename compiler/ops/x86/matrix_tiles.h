@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "compiler/ops/template_util.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
@@ -70,8 +71,5 @@ absl::Status ScheduleCopyStage(schedule::Schedule& s, const te::Tensor& t,
 // (one when it has one) and parallel; the rest left to LLVM.
 absl::Status ScheduleReductionStage(schedule::Schedule& s, const te::Tensor& t,
                                     const target::TargetFacts& facts);
-
-// The config of `space` given by the "knobs" entries (a check: the template's own fallback).
-search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann::json& knobs);
 
 }  // namespace tessel::ops::x86

@@ -1,10 +1,10 @@
-#include "compiler/ops/x86/host_reshape.h"
+#include "compiler/ops/injective/host_reshape.h"
 
 #include "compiler/ops/nn/shape.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 
-namespace tessel::ops::x86 {
+namespace tessel::ops::injective {
 
 HostTransform ReshapeArrays(std::vector<std::vector<int64_t>> shapes) {
   return [shapes = std::move(shapes)](const std::vector<runtime::NDArray>& in)
@@ -22,4 +22,4 @@ HostTransform ReshapeArrays(std::vector<std::vector<int64_t>> shapes) {
   };
 }
 
-}  // namespace tessel::ops::x86
+}  // namespace tessel::ops::injective

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <string>
+#include <vector>
+
+#include "compiler/ops/injective/injective_op.h"
+#include "compiler/ops/nn/elementwise.h"
+#include "compiler/ops/op_args.h"
+
+// The builders of the injective operators of OPERATORS.md (InjectiveBuilder): each reads the
+// operator's arguments (errors name the template `name` and the key) and returns its computes
+// over views of the tensors chosen so that every target's schedule indexes them simply: mergeable
+// axes merged (prepare and finish reshape on the host, free for a graph compiler). Shared by the
+// x86 and GPU templates, so that both compute the same thing from the same arguments.
+namespace tessel::ops::injective {
+
+// Activations (elementwise_builders.cc): x as one row of all its elements. Test value ranges:
+// sigmoid [-8, 8), tanh [-5, 5), clip [-2, 2), the others [-1, 1).
+absl::StatusOr<InjectiveOp> BuildRelu(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildLeakyRelu(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildSigmoid(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildTanh(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildClip(const std::string& name, const OpArgs& args);
+
+// add, subtract, multiply, divide, maximum, minimum with numpy broadcasting
+// (elementwise_builders.cc), over the CollapseBroadcast views of a, b and the output.
+InjectiveBuilder BinaryBuilder(nn::BinaryOp kind);
+
+// Data movement (transform_builders.cc). reshape and flatten copy one flat row; concatenate
+// joins [before, axis, after] views; transpose and pad fuse the trailing axes they keep in
+// place; layout_transform between channel blocks of which one divides the other is a transpose
+// of views. Flops 0.
+absl::StatusOr<InjectiveOp> BuildConcatenate(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildReshape(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildFlatten(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildTranspose(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildPad(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildLayoutTransform(const std::string& name, const OpArgs& args);
+
+// take (take_builder.cc): data as [outer, n, inner], indices as one row [m], the output as
+// [outer, m, inner] (extent-1 outer and inner dropped).
+absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& args);
+
+// batch_norm (batch_norm_builder.cc): data as [N, C, H * W]; the per-channel scale and shift
+// are root_stages.
+absl::StatusOr<InjectiveOp> BuildBatchNorm(const std::string& name, const OpArgs& args);
+
+// Every operator above with its builder, in the order of this header.
+struct InjectiveOperator {
+  std::string op;  // the operator's name in OPERATORS.md
+  InjectiveBuilder build;
+};
+const std::vector<InjectiveOperator>& InjectiveOperators();
+
+}  // namespace tessel::ops::injective

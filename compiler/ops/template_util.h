@@ -1,0 +1,24 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "compiler/target/gpu_facts.h"
+#include "compiler/target/target_facts.h"
+#include "search/space/config_space.h"
+
+// Small helpers every template library uses (x86, GPU, Mali).
+namespace tessel::ops {
+
+// The config of space with these "knobs" (a check: the templates' fallbacks are points of their
+// spaces).
+search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann::json& knobs);
+
+// The target's GPU facts; InvalidArgument "<what>: target '<target>' is not a GPU (cuda or
+// opencl)" for a target without them.
+absl::StatusOr<target::GpuFacts> RequireGpu(const std::string& what,
+                                            const target::TargetFacts& facts);
+
+}  // namespace tessel::ops

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The paper's Fig. 15 table (markdown on stdout) from a run of run_rounds.sh on fig15_bundle's
+bundle.
+
+usage: report_fig15.py RESULTS_DIR
+
+RESULTS_DIR holds bundle.json and rounds.json (each round's cuda_runner and torch_reference.py
+results, the two sides alternated round by round, each alone on the GPU). Entries are named after
+the layers of Table 2 (C1-C12, D1-D9). A time is the median over rounds of each round's median
+repeat; a ratio (cuDNN time / ours, > 1: ours is faster) is the median over rounds of the
+per-round ratio, so that drift between rounds cancels.
+"""
+import json
+import os
+import statistics
+import sys
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: report_fig15.py RESULTS_DIR")
+    results_dir = sys.argv[1]
+    with open(os.path.join(results_dir, "bundle.json")) as f:
+        bundle = json.load(f)
+    with open(os.path.join(results_dir, "rounds.json")) as f:
+        rounds = json.load(f)
+    keys = sorted(set(rounds["ours"]) & set(rounds["torch"]), key=int)
+    if not keys:
+        sys.exit("report_fig15.py: no round has results of both sides in " + results_dir)
+    ours = {r: {e["name"]: e for e in rounds["ours"][r]["entries"]} for r in keys}
+    theirs = {r: {e["name"]: e for e in rounds["torch"][r]["entries"]} for r in keys}
+    first_ours, first_torch = rounds["ours"][keys[0]], rounds["torch"][keys[0]]
+    med = statistics.median
+    print("# Fig. 15: Table 2's conv2d layers, ours against cuDNN\n")
+    print("GPU: %s (%s), PyTorch %s (cuDNN, TF32 off); %d rounds alternating ours and cuDNN, "
+          "each alone on the GPU; timer per entry: %s; ours built for `%s`.\n"
+          % (first_ours["device"], first_ours["arch"], first_torch["torch"], len(keys),
+             json.dumps(bundle["timer"], sort_keys=True), bundle.get("target", "?")))
+    print("| layer | GFLOP | cuDNN ms | ours ms | cuDNN/ours | ours TFLOP/s | max error (ours; cuDNN) |")
+    print("|---|---|---|---|---|---|---|")
+    ahead = {"C": [], "D": []}
+    for entry in bundle["entries"]:
+        name = entry["name"]
+        t_ours, t_dnn, ratio, errors = [], [], [], []
+        for r in keys:
+            o, t = ours[r][name], theirs[r][name]
+            for side in (o, t):
+                if side.get("error"):
+                    sys.exit("round %s, %s: %s" % (r, name, side["error"]))
+            t_ours.append(med(o["seconds"]))
+            t_dnn.append(med(t["seconds"]))
+            ratio.append(t_dnn[-1] / t_ours[-1])
+            errors.append((t["max_error"], t["torch_max_error"]))
+        worst = [max(e[i] for e in errors) for i in range(2)]
+        ahead[name[0]].append(med(ratio) > 1)
+        print("| %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.1e; %.1e |"
+              % (name, entry["flops"] / 1e9, med(t_dnn) * 1e3, med(t_ours) * 1e3, med(ratio),
+                 entry["flops"] / med(t_ours) / 1e12, *worst))
+    print("\nAhead of cuDNN on %d of %d conv layers (C) and %d of %d depthwise layers (D); the "
+          "paper's TITAN X: 8 of 12 C layers. max error: the largest |result - exact| / "
+          "(|data| conv |weight|), exact in float64, inputs uniform in [-1, 1)."
+          % (sum(ahead["C"]), len(ahead["C"]), sum(ahead["D"]), len(ahead["D"])))
+
+
+if __name__ == "__main__":
+    main()
