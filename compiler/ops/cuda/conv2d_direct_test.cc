@@ -71,8 +71,9 @@ TEST(Conv2dDirectGpuTest, AwkwardShapes) {
   }
 }
 
-// ResNeXt's grouped 3 x 3 layer (32 groups of 4 channels) with the fallback; a reduced and an
-// odd grouped layer with 7 random configs each, the odd one with a fused tail too.
+// ResNeXt's grouped 3 x 3 layer (32 groups of 4 channels) with the fallback; a reduced, an odd
+// and a strided 1 x 1 grouped layer (batch 2) with 7 random configs each, the odd one with a
+// fused tail too.
 TEST(Conv2dGroupedGpuTest, ResnextLayerFallback) {
   absl::Status s = ops::testing::CheckFallback(
       Get(kGrouped), SquareConvArgs(128, 28, 128, 3, 1, 1, 32), OnOpencl());
@@ -95,6 +96,13 @@ TEST(Conv2dGroupedGpuTest, OddRandomConfigsAndTail) {
   absl::Status s = ops::testing::CheckRandomConfigs(Get(kGrouped), OddGrouped(), 7, OnOpencl());
   EXPECT_TRUE(s.ok()) << s;
   s = ops::testing::CheckTailRandomConfigs(Get(kGrouped), OddGrouped(), 1, OnOpencl());
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST(Conv2dGroupedGpuTest, PointwiseStridedRandomConfigs) {
+  OpArgs args = SquareConvArgs(8, 12, 16, 1, 2, 0, 2);
+  args["n"] = 2;
+  absl::Status s = ops::testing::CheckRandomConfigs(Get(kGrouped), args, 7, OnOpencl());
   EXPECT_TRUE(s.ok()) << s;
 }
 
