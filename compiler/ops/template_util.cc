@@ -16,7 +16,8 @@ absl::StatusOr<target::GpuFacts> RequireGpu(const std::string& what,
                                             const target::TargetFacts& facts) {
   if (facts.gpu.has_value()) return *facts.gpu;
   return absl::InvalidArgumentError(
-      absl::StrCat(what, ": target '", facts.target.ToString(), "' is not a GPU (cuda or opencl)"));
+      absl::StrCat(what, ": needs a GPU target (cuda or opencl); target '",
+                   facts.target.ToString(), "' is not a GPU"));
 }
 
 }  // namespace tessel::ops

@@ -16,8 +16,8 @@ namespace tessel::ops {
 // spaces).
 search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann::json& knobs);
 
-// The target's GPU facts; InvalidArgument "<what>: target '<target>' is not a GPU (cuda or
-// opencl)" for a target without them.
+// The target's GPU facts; InvalidArgument "<what>: needs a GPU target (cuda or opencl); target
+// '<target>' is not a GPU" for a target without them.
 absl::StatusOr<target::GpuFacts> RequireGpu(const std::string& what,
                                             const target::TargetFacts& facts);
 

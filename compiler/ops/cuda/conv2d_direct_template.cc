@@ -63,14 +63,14 @@ Template Make(const std::string& name, const std::string& summary) {
       [name](const OpArgs& args,
              const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
         TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(name, args));
-        TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, GpuFactsFor(name, facts));
+        TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, RequireGpu(name, facts));
         search::ConfigSpace space;
         DefineConv2dDirectSpace(space, a, gpu);
         return space;
       },
       [name](const search::ConfigSpace& space, const OpArgs& args,
              const target::TargetFacts& facts) {
-        return Conv2dDirectFallback(space, *ReadAttrs(name, args), *GpuFactsFor(name, facts));
+        return Conv2dDirectFallback(space, *ReadAttrs(name, args), *RequireGpu(name, facts));
       },
       [name](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
         return Instantiate(name, config, args, nullptr);

@@ -14,15 +14,6 @@ ir::Expr Int(int64_t v) { return nn::Dim(v); }
 
 }  // namespace
 
-absl::StatusOr<target::GpuFacts> GpuFactsFor(const std::string& what,
-                                             const target::TargetFacts& facts) {
-  if (!facts.gpu.has_value()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": needs a GPU target (cuda or opencl), got one without GPU facts"));
-  }
-  return *facts.gpu;
-}
-
 int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d) {
     if (n % d == 0) return d;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "compiler/ops/template_util.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/target/target_facts.h"
 
@@ -19,10 +20,6 @@ inline constexpr int64_t kMaxThreadsZ = 64;
 // Outputs a thread may accumulate (in registers) in a space's configs: more would spill.
 inline constexpr int64_t kMaxOutputsPerThread = 64;
 
-// The target's GPU limits; InvalidArgument naming `what` (the template) for a target without
-// them (not cuda or opencl).
-absl::StatusOr<target::GpuFacts> GpuFactsFor(const std::string& what,
-                                             const target::TargetFacts& facts);
 
 // The largest divisor of n that is at most limit (1 when limit < 1).
 int64_t LargestDivisorAtMost(int64_t n, int64_t limit);

@@ -19,7 +19,7 @@ constexpr char kName[] = "conv2d_transpose.gpu";
 
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dTransposeAttrs a, nn::ReadConv2dTransposeAttrs(kName, args));
-  TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, GpuFactsFor(kName, facts));
+  TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, RequireGpu(kName, facts));
   search::ConfigSpace space;
   DefineConv2dDirectSpace(space, a.EquivalentConv(), gpu);
   return space;
@@ -28,7 +28,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
   return Conv2dDirectFallback(space, nn::ReadConv2dTransposeAttrs(kName, args)->EquivalentConv(),
-                              *GpuFactsFor(kName, facts));
+                              *RequireGpu(kName, facts));
 }
 
 // The program, with `tail` fused into its output stage when given.

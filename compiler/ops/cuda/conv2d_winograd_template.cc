@@ -106,7 +106,7 @@ int64_t SharedBytes(const Knobs& k) {
 
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
-  TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, GpuFactsFor(kName, facts));
+  TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, RequireGpu(kName, facts));
   search::ConfigSpace space;
   space.define_knob("tile_size", {2, 4});
   space.define_split("tile_oc", a.oc, {.policy = search::SplitPolicy::kFactors, .num_outputs = 3});
@@ -141,7 +141,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
   const nn::Conv2dAttrs a = *ReadAttrs(args);
-  const target::GpuFacts gpu = *GpuFactsFor(kName, facts);
+  const target::GpuFacts gpu = *RequireGpu(kName, facts);
   const int64_t max_threads = std::min<int64_t>(256, gpu.max_threads_per_block);
   Knobs k;
   k.m = a.oh() % 8 == 0 ? 4 : 2;

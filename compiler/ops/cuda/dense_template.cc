@@ -12,6 +12,7 @@
 // each thread's sums from registers. The output is logical, so is its index.
 #include "compiler/ir/op.h"
 #include "compiler/ops/cuda/matmul_template_schedule.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/status_macros.h"
@@ -24,27 +25,12 @@ using nn::Dim;
 
 constexpr char kName[] = "dense.gpu";
 
-struct DenseArgs {
-  int64_t m, n, k;
-  bool bias;
-};
-
-absl::StatusOr<DenseArgs> ReadArgs(const OpArgs& args) {
-  ArgReader r(kName, args);
-  DenseArgs a{};
-  TESSEL_ASSIGN_OR_RETURN(a.m, r.Extent("m"));
-  TESSEL_ASSIGN_OR_RETURN(a.n, r.Extent("n"));
-  TESSEL_ASSIGN_OR_RETURN(a.k, r.Extent("k"));
-  TESSEL_ASSIGN_OR_RETURN(a.bias, r.BoolOr("bias", false));
-  return a;
-}
-
-ProductDims Dims(const DenseArgs& a) {
+ProductDims Dims(const nn::DenseArgs& a) {
   return {.rows = a.m, .cols = a.n, .k = a.k, .allow_split_k = true};
 }
 
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
-  TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
+  TESSEL_ASSIGN_OR_RETURN(nn::DenseArgs a, nn::ReadDenseArgs(kName, args));
   TESSEL_RETURN_IF_ERROR(RequireGpu(kName, facts).status());
   search::ConfigSpace space;
   DefineProductKnobs(space, Dims(a), facts);
@@ -53,13 +39,13 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
 
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
-  const DenseArgs a = *ReadArgs(args);  // Space has read them
+  const nn::DenseArgs a = *nn::ReadDenseArgs(kName, args);  // Space has read them
   return ConfigFromKnobs(space, ProductFallback(Dims(a), facts));
 }
 
 absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
                                       const target::TargetFacts& facts, const OutputTail* tail) {
-  TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
+  TESSEL_ASSIGN_OR_RETURN(nn::DenseArgs a, nn::ReadDenseArgs(kName, args));
   TESSEL_RETURN_IF_ERROR(RequireGpu(kName, facts).status());
   const ProductDims dims = Dims(a);
   const ProductTiles tiles = ReadProductTiles(config);

@@ -106,7 +106,7 @@ TEST(DenseGpuTest, ArgumentErrorsNameTheKey) {
   target::TargetFacts cpu;  // an llvm target: no GPU facts
   s = Dense().space(Args(4, 4, 4), cpu);
   ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.status().message(), HasSubstr("dense.gpu: target"));
+  EXPECT_THAT(s.status().message(), HasSubstr("dense.gpu: needs a GPU target"));
   EXPECT_THAT(s.status().message(), HasSubstr("is not a GPU"));
 }
 

@@ -73,7 +73,7 @@ int64_t SharedBytes(const nn::Conv2dAttrs& a, const Knobs& k) {
 
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
-  TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, GpuFactsFor(kName, facts));
+  TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, RequireGpu(kName, facts));
   search::ConfigSpace space;
   const search::SplitOptions three{.policy = search::SplitPolicy::kFactors, .num_outputs = 3};
   space.define_split("tile_c", a.oc, three);
@@ -104,7 +104,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
   const nn::Conv2dAttrs a = *ReadAttrs(args);
-  const target::GpuFacts gpu = *GpuFactsFor(kName, facts);
+  const target::GpuFacts gpu = *RequireGpu(kName, facts);
   const int64_t max_threads = std::min<int64_t>(256, gpu.max_threads_per_block);
   const int64_t oh = a.oh(), ow = a.ow();
   Knobs k;

@@ -9,6 +9,7 @@
 // sums from registers. The output is logical, so is its index.
 #include "compiler/ir/op.h"
 #include "compiler/ops/cuda/matmul_template_schedule.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/status_macros.h"
@@ -19,30 +20,12 @@ namespace {
 
 using nn::Dim;
 
-struct MatmulArgs {
-  int64_t batch;  // 0 for matmul (no batch axis)
-  int64_t m, n, k;
-};
-
-// batched: whether the operator is batch_matmul (reads "batch").
-absl::StatusOr<MatmulArgs> ReadArgs(const char* name, bool batched, const OpArgs& args) {
-  ArgReader r(name, args);
-  MatmulArgs a{};
-  if (batched) {
-    TESSEL_ASSIGN_OR_RETURN(a.batch, r.Extent("batch"));
-  }
-  TESSEL_ASSIGN_OR_RETURN(a.m, r.Extent("m"));
-  TESSEL_ASSIGN_OR_RETURN(a.n, r.Extent("n"));
-  TESSEL_ASSIGN_OR_RETURN(a.k, r.Extent("k"));
-  return a;
-}
-
-ProductDims Dims(const MatmulArgs& a) {
+ProductDims Dims(const nn::MatmulArgs& a) {
   return {.batch = a.batch, .rows = a.m, .cols = a.n, .k = a.k};
 }
 
 // With the batch axis first when there is one.
-std::vector<int64_t> Shape(const MatmulArgs& a, std::vector<int64_t> dims) {
+std::vector<int64_t> Shape(const nn::MatmulArgs& a, std::vector<int64_t> dims) {
   if (a.batch > 0) dims.insert(dims.begin(), a.batch);
   return dims;
 }
@@ -59,7 +42,7 @@ te::Tensor Copy(const te::Tensor& t, const std::vector<int64_t>& padded,
 absl::StatusOr<OpProgram> Instantiate(const char* name, bool batched, const search::Config& config,
                                       const OpArgs& args, const target::TargetFacts& facts,
                                       const OutputTail* tail) {
-  TESSEL_ASSIGN_OR_RETURN(MatmulArgs a, ReadArgs(name, batched, args));
+  TESSEL_ASSIGN_OR_RETURN(nn::MatmulArgs a, nn::ReadMatmulArgs(name, batched, args));
   TESSEL_RETURN_IF_ERROR(RequireGpu(name, facts).status());
   const ProductDims dims = Dims(a);
   const ProductTiles tiles = ReadProductTiles(config);
@@ -108,7 +91,7 @@ Template MakeTemplate(const char* name, bool batched) {
   t.space = [name, batched](
                 const OpArgs& args,
                 const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
-    TESSEL_ASSIGN_OR_RETURN(MatmulArgs a, ReadArgs(name, batched, args));
+    TESSEL_ASSIGN_OR_RETURN(nn::MatmulArgs a, nn::ReadMatmulArgs(name, batched, args));
     TESSEL_RETURN_IF_ERROR(RequireGpu(name, facts).status());
     search::ConfigSpace space;
     DefineProductKnobs(space, Dims(a), facts);
@@ -116,7 +99,7 @@ Template MakeTemplate(const char* name, bool batched) {
   };
   t.fallback = [name, batched](const search::ConfigSpace& space, const OpArgs& args,
                                const target::TargetFacts& facts) {
-    const MatmulArgs a = *ReadArgs(name, batched, args);  // space has read them
+    const nn::MatmulArgs a = *nn::ReadMatmulArgs(name, batched, args);  // space has read them
     return ConfigFromKnobs(space, ProductFallback(Dims(a), facts));
   };
   t.instantiate = [name, batched](const search::Config& config, const OpArgs& args,

@@ -19,6 +19,7 @@
 
 #include "compiler/ir/op.h"
 #include "compiler/ops/cuda/injective_schedule.h"
+#include "compiler/ops/nn/pool_args.h"
 #include "compiler/ops/nn/pooling.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
@@ -33,54 +34,19 @@ using schedule::Stage;
 
 constexpr int64_t kUnrollWindowMax = 25;
 
-struct PoolProblem {
-  int64_t n, c, h, w, oh, ow;
-  nn::Pool2DAttrs attrs;
-};
-
-absl::StatusOr<PoolProblem> ReadPool(const std::string& name, const OpArgs& args,
-                                     nn::PoolKind kind) {
-  ArgReader reader(name, args);
-  PoolProblem p;
-  p.attrs.kind = kind;
-  TESSEL_ASSIGN_OR_RETURN(p.n, reader.Extent("n"));
-  TESSEL_ASSIGN_OR_RETURN(p.c, reader.Extent("c"));
-  TESSEL_ASSIGN_OR_RETURN(p.h, reader.Extent("h"));
-  TESSEL_ASSIGN_OR_RETURN(p.w, reader.Extent("w"));
-  TESSEL_ASSIGN_OR_RETURN(p.attrs.kernel[0], reader.Extent("kh"));
-  TESSEL_ASSIGN_OR_RETURN(p.attrs.kernel[1], reader.Extent("kw"));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> stride, reader.IntsOr("stride", 2, {1, 1}));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> pad, reader.IntsOr("pad", 4, {0, 0, 0, 0}, 0));
-  TESSEL_ASSIGN_OR_RETURN(p.attrs.ceil_mode, reader.BoolOr("ceil_mode", false));
-  if (kind == nn::PoolKind::kAvg) {
-    TESSEL_ASSIGN_OR_RETURN(p.attrs.count_include_pad, reader.BoolOr("count_include_pad", false));
-  }
-  std::copy(stride.begin(), stride.end(), p.attrs.stride.begin());
-  std::copy(pad.begin(), pad.end(), p.attrs.pad.begin());
-  const int64_t kh = p.attrs.kernel[0], kw = p.attrs.kernel[1];
-  // As torch: every window must hold an input element.
-  if (pad[0] >= kh || pad[2] >= kh || pad[1] >= kw || pad[3] >= kw) {
-    return reader.Error("argument 'pad' entries must be smaller than the kernel ('kh', 'kw')");
-  }
-  if (p.h + pad[0] + pad[2] < kh) {
-    return reader.Error("argument 'kh' exceeds the padded input ('h' plus 'pad')");
-  }
-  if (p.w + pad[1] + pad[3] < kw) {
-    return reader.Error("argument 'kw' exceeds the padded input ('w' plus 'pad')");
-  }
-  TESSEL_ASSIGN_OR_RETURN(
-      p.oh, nn::PoolOutputExtent(p.h, kh, stride[0], pad[0], pad[2], p.attrs.ceil_mode));
-  TESSEL_ASSIGN_OR_RETURN(
-      p.ow, nn::PoolOutputExtent(p.w, kw, stride[1], pad[1], pad[3], p.attrs.ceil_mode));
+// The shared reading (pool_args.h), plus the GPU's: every index fits an int32.
+absl::StatusOr<nn::Pool2DProblem> ReadPool(const std::string& name, const OpArgs& args,
+                                           nn::PoolKind kind) {
+  TESSEL_ASSIGN_OR_RETURN(nn::Pool2DProblem p, nn::ReadPool2D(name, args, kind));
   if (p.n * p.c * std::max(p.h * p.w, p.oh * p.ow) >= (int64_t{1} << 31)) {
-    return reader.Error("the data and the output must have fewer than 2^31 elements");
+    return ArgReader(name, args).Error("the data and the output must have fewer than 2^31 elements");
   }
   return p;
 }
 
 absl::StatusOr<search::ConfigSpace> Space(const std::string& name, nn::PoolKind kind,
                                           const OpArgs& args, const target::TargetFacts& facts) {
-  TESSEL_ASSIGN_OR_RETURN(PoolProblem p, ReadPool(name, args, kind));
+  TESSEL_ASSIGN_OR_RETURN(nn::Pool2DProblem p, ReadPool(name, args, kind));
   TESSEL_ASSIGN_OR_RETURN(target::GpuFacts gpu, RequireGpu(name, facts));
   search::ConfigSpace space;
   DefineElementKnobs(space, p.n * p.c * p.oh * p.ow, gpu, /*vector_ok=*/false);
@@ -91,7 +57,7 @@ absl::StatusOr<search::ConfigSpace> Space(const std::string& name, nn::PoolKind 
 search::Config Fallback(const std::string& name, nn::PoolKind kind,
                         const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
-  const PoolProblem p = *ReadPool(name, args, kind);
+  const nn::Pool2DProblem p = *ReadPool(name, args, kind);
   nlohmann::json knobs =
       ElementKnobs({.threads = DefaultThreadsPerBlock(*RequireGpu(name, facts))});
   knobs["unroll_window"] = p.attrs.kernel[0] * p.attrs.kernel[1] <= kUnrollWindowMax ? 1 : 0;
@@ -104,7 +70,7 @@ search::Config Fallback(const std::string& name, nn::PoolKind kind,
 absl::StatusOr<OpProgram> Instantiate(const std::string& name, nn::PoolKind kind,
                                       const search::Config& config, const OpArgs& args,
                                       const OutputTail* tail) {
-  TESSEL_ASSIGN_OR_RETURN(PoolProblem p, ReadPool(name, args, kind));
+  TESSEL_ASSIGN_OR_RETURN(nn::Pool2DProblem p, ReadPool(name, args, kind));
   te::Tensor data = te::placeholder(nn::ShapeExprs({p.n, p.c, p.h, p.w}), ir::kFloat32, "data");
   TESSEL_ASSIGN_OR_RETURN(te::Tensor out, nn::Pool2D(data, p.attrs));
   te::Tensor stored = out;

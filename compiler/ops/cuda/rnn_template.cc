@@ -15,6 +15,7 @@
 
 #include "compiler/ir/op.h"
 #include "compiler/ops/cuda/matmul_template_schedule.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/rnn.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
@@ -26,20 +27,7 @@ namespace {
 
 using nn::Dim;
 
-struct CellArgs {
-  int64_t batch, input, hidden;
-};
-
-absl::StatusOr<CellArgs> ReadArgs(const char* name, const OpArgs& args) {
-  ArgReader r(name, args);
-  CellArgs a{};
-  TESSEL_ASSIGN_OR_RETURN(a.batch, r.Extent("batch"));
-  TESSEL_ASSIGN_OR_RETURN(a.input, r.Extent("input"));
-  TESSEL_ASSIGN_OR_RETURN(a.hidden, r.Extent("hidden"));
-  return a;
-}
-
-ProductDims Dims(const CellArgs& a, int gates) {
+ProductDims Dims(const nn::CellArgs& a, int gates) {
   return {.rows = a.batch,
           .cols = a.hidden,
           .k = a.input + a.hidden,
@@ -50,7 +38,7 @@ ProductDims Dims(const CellArgs& a, int gates) {
 // gates: 1 (RNN, tanh) or 4 (LSTM).
 absl::StatusOr<OpProgram> Instantiate(const char* name, int gates, const search::Config& config,
                                       const OpArgs& args, const target::TargetFacts& facts) {
-  TESSEL_ASSIGN_OR_RETURN(CellArgs a, ReadArgs(name, args));
+  TESSEL_ASSIGN_OR_RETURN(nn::CellArgs a, nn::ReadCellArgs(name, args));
   TESSEL_RETURN_IF_ERROR(RequireGpu(name, facts).status());
   const bool lstm = gates == 4;
   const ProductDims dims = Dims(a, gates);
@@ -138,7 +126,7 @@ Template MakeTemplate(const char* name, int gates) {
                    : "RNN (tanh) cell on a GPU: the sums in registers, tanh fused, one kernel";
   t.space = [name, gates](const OpArgs& args,
                           const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
-    TESSEL_ASSIGN_OR_RETURN(CellArgs a, ReadArgs(name, args));
+    TESSEL_ASSIGN_OR_RETURN(nn::CellArgs a, nn::ReadCellArgs(name, args));
     TESSEL_RETURN_IF_ERROR(RequireGpu(name, facts).status());
     search::ConfigSpace space;
     DefineProductKnobs(space, Dims(a, gates), facts);
@@ -146,7 +134,7 @@ Template MakeTemplate(const char* name, int gates) {
   };
   t.fallback = [name, gates](const search::ConfigSpace& space, const OpArgs& args,
                              const target::TargetFacts& facts) {
-    const CellArgs a = *ReadArgs(name, args);  // space has read them
+    const nn::CellArgs a = *nn::ReadCellArgs(name, args);  // space has read them
     return ConfigFromKnobs(space, ProductFallback(Dims(a, gates), facts));
   };
   t.instantiate = [name, gates](const search::Config& config, const OpArgs& args,

@@ -14,6 +14,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/mali/host_pack.h"
 #include "compiler/ops/mali/work_group.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/status_macros.h"
@@ -30,22 +31,8 @@ using schedule::Stage;
 constexpr char kName[] = "dense.mali";
 constexpr int64_t kLanes = 4;
 
-struct DenseArgs {
-  int64_t m, n, k;
-  bool bias;
-
-  int64_t k4() const { return CeilDiv(k, kLanes) * kLanes; }
-};
-
-absl::StatusOr<DenseArgs> ReadArgs(const OpArgs& args) {
-  ArgReader r(kName, args);
-  DenseArgs a{};
-  TESSEL_ASSIGN_OR_RETURN(a.m, r.Extent("m"));
-  TESSEL_ASSIGN_OR_RETURN(a.n, r.Extent("n"));
-  TESSEL_ASSIGN_OR_RETURN(a.k, r.Extent("k"));
-  TESSEL_ASSIGN_OR_RETURN(a.bias, r.BoolOr("bias", false));
-  return a;
-}
+// k rounded up to whole float4 lanes (the weight is zero-padded to it in prepare).
+int64_t K4(const nn::DenseArgs& a) { return CeilDiv(a.k, kLanes) * kLanes; }
 
 struct Tiles {
   std::vector<int64_t> m, n;  // [work-groups, work-items, per work-item]
@@ -58,7 +45,7 @@ Tiles ReadTiles(const search::Config& c) {
 }
 
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
-  TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
+  TESSEL_ASSIGN_OR_RETURN(nn::DenseArgs a, nn::ReadDenseArgs(kName, args));
   TESSEL_RETURN_IF_ERROR(RequireGpu(kName, facts).status());
   const target::GpuFacts gpu = *facts.gpu;
   using search::SplitPolicy;
@@ -85,7 +72,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
 // the columns first; two steps of four columns unrolled.
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
-  const DenseArgs a = *ReadArgs(args);  // Space has read them
+  const nn::DenseArgs a = *nn::ReadDenseArgs(kName, args);  // Space has read them
   const int64_t threads = std::min<int64_t>(64, FloorPow2(facts.gpu->max_threads_per_block));
   const int64_t cap = AccumulatorCap(*facts.gpu);
   int64_t mi = std::min<int64_t>(2, FloorPow2(a.m)), nj = std::min<int64_t>(4, FloorPow2(a.n));
@@ -102,20 +89,20 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
 
 absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
                                       const target::TargetFacts& facts, const OutputTail* tail) {
-  TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
+  TESSEL_ASSIGN_OR_RETURN(nn::DenseArgs a, nn::ReadDenseArgs(kName, args));
   TESSEL_RETURN_IF_ERROR(RequireGpu(kName, facts).status());
   const Tiles t = ReadTiles(config);
   te::Tensor data = te::placeholder({Dim(a.m), Dim(a.k)}, ir::kFloat32, "data");
-  te::Tensor weight = te::placeholder({Dim(a.n), Dim(a.k4())}, ir::kFloat32, "weight");
+  te::Tensor weight = te::placeholder({Dim(a.n), Dim(K4(a))}, ir::kFloat32, "weight");
   te::Tensor bias;
   if (a.bias) bias = te::placeholder({Dim(a.n)}, ir::kFloat32, "bias");
-  ir::IterVar r4 = te::reduce_axis({Dim(0), Dim(a.k4() / kLanes)}, "r4");
+  ir::IterVar r4 = te::reduce_axis({Dim(0), Dim(K4(a) / kLanes)}, "r4");
   const int last = static_cast<int>(a.k - 1);
   te::Tensor partial = te::compute(
       {Dim(a.m), Dim(a.n), Dim(kLanes)},
       [&](ir::Var i, ir::Var j, ir::Var l) {
         const ir::Expr r = r4.var() * static_cast<int>(kLanes) + l;
-        const ir::Expr column = a.k == a.k4() ? r : ir::min(r, last);
+        const ir::Expr column = a.k == K4(a) ? r : ir::min(r, last);
         return te::sum(data(i, column) * weight(j, r), {r4});
       },
       "dense_partial");
@@ -168,7 +155,7 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   p.logical_inputs = {{"data", {a.m, a.k}}, {"weight", {a.n, a.k}}};
   if (a.bias) p.logical_inputs.push_back({"bias", {a.n}});
   p.logical_outputs = {{"out", {a.m, a.n}}};
-  const int64_t k4 = a.k4();
+  const int64_t k4 = K4(a);
   p.prepare = [k4](const std::vector<runtime::NDArray>& in)
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
     std::vector<runtime::NDArray> out = in;

@@ -15,6 +15,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/batch_matmul.h"
 #include "compiler/ops/nn/dense.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/matrix_tiles.h"
@@ -26,26 +27,8 @@ namespace {
 
 using nn::Dim;
 
-struct MatmulArgs {
-  int64_t batch;  // 0 for matmul (no batch axis)
-  int64_t m, n, k;
-};
-
-// batched: whether the operator is batch_matmul (reads "batch").
-absl::StatusOr<MatmulArgs> ReadArgs(const char* name, bool batched, const OpArgs& args) {
-  ArgReader r(name, args);
-  MatmulArgs a{};
-  if (batched) {
-    TESSEL_ASSIGN_OR_RETURN(a.batch, r.Int("batch"));
-  }
-  TESSEL_ASSIGN_OR_RETURN(a.m, r.Int("m"));
-  TESSEL_ASSIGN_OR_RETURN(a.n, r.Int("n"));
-  TESSEL_ASSIGN_OR_RETURN(a.k, r.Int("k"));
-  return a;
-}
-
 // With the batch axis first when there is one.
-std::vector<int64_t> Shape(const MatmulArgs& a, std::vector<int64_t> dims) {
+std::vector<int64_t> Shape(const nn::MatmulArgs& a, std::vector<int64_t> dims) {
   if (a.batch > 0) dims.insert(dims.begin(), a.batch);
   return dims;
 }
@@ -60,7 +43,7 @@ std::vector<ir::Expr> Dims(const std::vector<int64_t>& shape) {
 absl::StatusOr<OpProgram> Instantiate(const char* name, bool batched, const search::Config& config,
                                       const OpArgs& args, const target::TargetFacts& facts,
                                       const OutputTail* tail) {
-  TESSEL_ASSIGN_OR_RETURN(MatmulArgs a, ReadArgs(name, batched, args));
+  TESSEL_ASSIGN_OR_RETURN(nn::MatmulArgs a, nn::ReadMatmulArgs(name, batched, args));
   const MatrixTiles t = ReadMatrixTiles(config);
   const bool pack = config.knob("pack_b") == 1;
   if (!pack && t.padded_n() != a.n) {
@@ -109,7 +92,7 @@ Template MakeTemplate(const char* name, bool batched) {
   t.space = [name, batched](
                 const OpArgs& args,
                 const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
-    TESSEL_ASSIGN_OR_RETURN(MatmulArgs a, ReadArgs(name, batched, args));
+    TESSEL_ASSIGN_OR_RETURN(nn::MatmulArgs a, nn::ReadMatmulArgs(name, batched, args));
     search::ConfigSpace space;
     DefineMatrixTileKnobs(space, a.m, a.n, a.k, facts);
     space.define_knob("pack_b", {0, 1});
@@ -121,7 +104,7 @@ Template MakeTemplate(const char* name, bool batched) {
   };
   t.fallback = [name, batched](const search::ConfigSpace& space, const OpArgs& args,
                                const target::TargetFacts& facts) {
-    const MatmulArgs a = *ReadArgs(name, batched, args);  // space has read them
+    const nn::MatmulArgs a = *nn::ReadMatmulArgs(name, batched, args);  // space has read them
     nlohmann::json knobs = MatrixTileFallback(a.m, a.n, a.k, facts);
     const int64_t cols = knobs["tile_x"][2].get<int64_t>();
     // Packing costs one pass over b; it pays when several row tiles read each panel.

@@ -15,6 +15,7 @@
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/batch_matmul.h"
 #include "compiler/ops/nn/dense.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/matrix_tiles.h"
@@ -28,23 +29,8 @@ using nn::Dim;
 
 constexpr char kName[] = "dense_pack.x86";
 
-struct DenseArgs {
-  int64_t m, n, k;
-  bool bias;
-};
-
-absl::StatusOr<DenseArgs> ReadArgs(const OpArgs& args) {
-  ArgReader r(kName, args);
-  DenseArgs a{};
-  TESSEL_ASSIGN_OR_RETURN(a.m, r.Int("m"));
-  TESSEL_ASSIGN_OR_RETURN(a.n, r.Int("n"));
-  TESSEL_ASSIGN_OR_RETURN(a.k, r.Int("k"));
-  TESSEL_ASSIGN_OR_RETURN(a.bias, r.BoolOr("bias", false));
-  return a;
-}
-
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
-  TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
+  TESSEL_ASSIGN_OR_RETURN(nn::DenseArgs a, nn::ReadDenseArgs(kName, args));
   search::ConfigSpace space;
   DefineMatrixTileKnobs(space, a.m, a.n, a.k, facts);
   space.define_knob("pack_weight", {0, 1});
@@ -53,7 +39,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
 
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
-  const DenseArgs a = *ReadArgs(args);  // Space has read them
+  const nn::DenseArgs a = *nn::ReadDenseArgs(kName, args);  // Space has read them
   nlohmann::json knobs = MatrixTileFallback(a.m, a.n, a.k, facts);
   knobs["pack_weight"] = 1;
   return ConfigFromKnobs(space, knobs);
@@ -63,7 +49,7 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
 absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, const OpArgs& args,
                                               const target::TargetFacts& facts,
                                               const OutputTail* tail) {
-  TESSEL_ASSIGN_OR_RETURN(DenseArgs a, ReadArgs(args));
+  TESSEL_ASSIGN_OR_RETURN(nn::DenseArgs a, nn::ReadDenseArgs(kName, args));
   const MatrixTiles t = ReadMatrixTiles(config);
   const int64_t bn = t.cols(), panels = t.padded_n() / bn, np = t.padded_n();
   const bool panel_layout = config.knob("pack_weight") == 1;

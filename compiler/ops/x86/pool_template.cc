@@ -28,6 +28,7 @@
 #include <algorithm>
 
 #include "compiler/ir/op.h"
+#include "compiler/ops/nn/pool_args.h"
 #include "compiler/ops/nn/pooling.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
@@ -43,50 +44,8 @@ using nn::Axes;
 
 using schedule::Stage;
 
-struct PoolProblem {
-  int64_t n, c, h, w, oh, ow;
-  nn::Pool2DAttrs attrs;
-};
-
-absl::StatusOr<PoolProblem> ReadPool(const std::string& name, const OpArgs& args,
-                                     nn::PoolKind kind) {
-  ArgReader reader(name, args);
-  PoolProblem p;
-  p.attrs.kind = kind;
-  TESSEL_ASSIGN_OR_RETURN(p.n, reader.Int("n"));
-  TESSEL_ASSIGN_OR_RETURN(p.c, reader.Int("c"));
-  TESSEL_ASSIGN_OR_RETURN(p.h, reader.Int("h"));
-  TESSEL_ASSIGN_OR_RETURN(p.w, reader.Int("w"));
-  TESSEL_ASSIGN_OR_RETURN(p.attrs.kernel[0], reader.Int("kh"));
-  TESSEL_ASSIGN_OR_RETURN(p.attrs.kernel[1], reader.Int("kw"));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> stride, reader.IntsOr("stride", 2, {1, 1}));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> pad, reader.IntsOr("pad", 4, {0, 0, 0, 0}, 0));
-  TESSEL_ASSIGN_OR_RETURN(p.attrs.ceil_mode, reader.BoolOr("ceil_mode", false));
-  if (kind == nn::PoolKind::kAvg) {
-    TESSEL_ASSIGN_OR_RETURN(p.attrs.count_include_pad, reader.BoolOr("count_include_pad", false));
-  }
-  std::copy(stride.begin(), stride.end(), p.attrs.stride.begin());
-  std::copy(pad.begin(), pad.end(), p.attrs.pad.begin());
-  const int64_t kh = p.attrs.kernel[0], kw = p.attrs.kernel[1];
-  // As torch: every window must hold an input element.
-  if (pad[0] >= kh || pad[2] >= kh || pad[1] >= kw || pad[3] >= kw) {
-    return reader.Error("argument 'pad' entries must be smaller than the kernel ('kh', 'kw')");
-  }
-  if (p.h + pad[0] + pad[2] < kh) {
-    return reader.Error("argument 'kh' exceeds the padded input ('h' plus 'pad')");
-  }
-  if (p.w + pad[1] + pad[3] < kw) {
-    return reader.Error("argument 'kw' exceeds the padded input ('w' plus 'pad')");
-  }
-  TESSEL_ASSIGN_OR_RETURN(
-      p.oh, nn::PoolOutputExtent(p.h, kh, stride[0], pad[0], pad[2], p.attrs.ceil_mode));
-  TESSEL_ASSIGN_OR_RETURN(
-      p.ow, nn::PoolOutputExtent(p.w, kw, stride[1], pad[1], pad[3], p.attrs.ceil_mode));
-  return p;
-}
-
 // Whether Pool2D will read through a "pad" stage (the windows leave the input).
-bool HasPadStage(const PoolProblem& p) {
+bool HasPadStage(const nn::Pool2DProblem& p) {
   const auto& a = p.attrs;
   return a.pad[0] > 0 || a.pad[1] > 0 || (p.oh - 1) * a.stride[0] + a.kernel[0] > p.h ||
          (p.ow - 1) * a.stride[1] + a.kernel[1] > p.w;
@@ -104,7 +63,7 @@ std::vector<int64_t> VecOwValues(int64_t ow, const target::TargetFacts& facts) {
 
 absl::StatusOr<search::ConfigSpace> Space(const std::string& name, nn::PoolKind kind,
                                           const OpArgs& args, const target::TargetFacts& facts) {
-  TESSEL_ASSIGN_OR_RETURN(PoolProblem p, ReadPool(name, args, kind));
+  TESSEL_ASSIGN_OR_RETURN(nn::Pool2DProblem p, nn::ReadPool2D(name, args, kind));
   search::ConfigSpace space;
   space.define_knob("vec_ow", VecOwValues(p.ow, facts));
   space.define_knob("unroll_window", {0, 1, 2});
@@ -126,7 +85,7 @@ absl::StatusOr<search::ConfigSpace> Space(const std::string& name, nn::PoolKind 
 search::Config Fallback(const std::string& name, nn::PoolKind kind,
                         const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
-  const PoolProblem p = *ReadPool(name, args, kind);
+  const nn::Pool2DProblem p = *nn::ReadPool2D(name, args, kind);
   // The vector with the fewest idle lanes, the longest of those.
   const int64_t lanes = std::max(facts.lanes(), 4);
   int64_t vec = 1;
@@ -243,7 +202,7 @@ absl::Status ScheduleWindow(Stage& os, const ir::IterVar& oh, const ir::IterVar&
 absl::StatusOr<OpProgram> Instantiate(const std::string& name, nn::PoolKind kind,
                                       const search::Config& config, const OpArgs& args,
                                       const OutputTail* tail) {
-  TESSEL_ASSIGN_OR_RETURN(PoolProblem p, ReadPool(name, args, kind));
+  TESSEL_ASSIGN_OR_RETURN(nn::Pool2DProblem p, nn::ReadPool2D(name, args, kind));
   te::Tensor data = te::placeholder(nn::ShapeExprs({p.n, p.c, p.h, p.w}), ir::kFloat32, "data");
   te::Tensor out;
   if (config.knob("phase_split") != 0) {

@@ -12,6 +12,7 @@
 
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/dense.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/rnn.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
@@ -24,19 +25,6 @@ namespace {
 
 using nn::Dim;
 
-struct CellArgs {
-  int64_t batch, input, hidden;
-};
-
-absl::StatusOr<CellArgs> ReadArgs(const char* name, const OpArgs& args) {
-  ArgReader r(name, args);
-  CellArgs a{};
-  TESSEL_ASSIGN_OR_RETURN(a.batch, r.Int("batch"));
-  TESSEL_ASSIGN_OR_RETURN(a.input, r.Int("input"));
-  TESSEL_ASSIGN_OR_RETURN(a.hidden, r.Int("hidden"));
-  return a;
-}
-
 // gates: 1 (RNN, tanh) or 4 (LSTM).
 Template MakeTemplate(const char* name, int gates) {
   const bool lstm = gates == 4;
@@ -47,21 +35,21 @@ Template MakeTemplate(const char* name, int gates) {
                    : "RNN (tanh) cell: the matrix product in register tiles, tanh fused";
   t.space = [name](const OpArgs& args,
                    const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
-    TESSEL_ASSIGN_OR_RETURN(CellArgs a, ReadArgs(name, args));
+    TESSEL_ASSIGN_OR_RETURN(nn::CellArgs a, nn::ReadCellArgs(name, args));
     search::ConfigSpace space;
     DefineMatrixTileKnobs(space, a.batch, a.hidden, a.input + a.hidden, facts);
     return space;
   };
   t.fallback = [name, gates](const search::ConfigSpace& space, const OpArgs& args,
                              const target::TargetFacts& facts) {
-    const CellArgs a = *ReadArgs(name, args);  // space has read them
+    const nn::CellArgs a = *nn::ReadCellArgs(name, args);  // space has read them
     return ConfigFromKnobs(space,
                            MatrixTileFallback(a.batch, a.hidden, a.input + a.hidden, facts, gates));
   };
   t.instantiate = [name, gates, lstm](
                       const search::Config& config, const OpArgs& args,
                       const target::TargetFacts& facts) -> absl::StatusOr<OpProgram> {
-    TESSEL_ASSIGN_OR_RETURN(CellArgs a, ReadArgs(name, args));
+    TESSEL_ASSIGN_OR_RETURN(nn::CellArgs a, nn::ReadCellArgs(name, args));
     const MatrixTiles t = ReadMatrixTiles(config);
     const int64_t k = a.input + a.hidden, bn = t.cols(), panels = t.padded_n() / bn;
     te::Tensor x = te::placeholder({Dim(a.batch), Dim(a.input)}, ir::kFloat32, "x");
