@@ -8,12 +8,15 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "cli/command_args.h"
 #include "cli/model_source.h"
 #include "cli/target_flag.h"
+#include "cli/tune_gpu_batches.h"
 #include "compiler/driver/model_tasks.h"
+#include "compiler/target/host_target.h"
 #include "compiler/support/status_macros.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
@@ -41,7 +44,8 @@ const ArgSpec& TuneSpec() {
            {"args",
             "the operator's arguments as JSON (with --template; compiler/ops/OPERATORS.md)"},
            {"target",
-            "an llvm target of this host (default llvm: -mcpu=native -fast-math-contract added)"},
+            "an llvm target of this host (default llvm: -mcpu=native -fast-math-contract "
+            "added), or cuda -arch=sm_NN with --bundle"},
            {"tuner", "xgb | treernn | random | ga | grid (default xgb)"},
            {"model", "a registered cost model (instead of --tuner; with --explorer, default sa)"},
            {"explorer",
@@ -55,7 +59,12 @@ const ArgSpec& TuneSpec() {
            {"features", "itervar | knob | curve (default itervar)"},
            {"repeat", "timed repeats per candidate (default 3)"},
            {"min-repeat-ms", "minimum length of one repeat (default 50)"},
-           {"timeout", "seconds per build and per run of a candidate (default 10)"}},
+           {"timeout",
+            "seconds per build and per run of a candidate (default 10; 60 for cuda's builds)"},
+           {"bundle",
+            "with --target cuda: the folder of the batch measured on a GPU machine (README: "
+            "tuning for a GPU elsewhere)"},
+           {"bundle-size", "with --bundle: candidates per batch (default 64)"}},
       .switches = {{"list-tasks", "print a model's tasks and exit without tuning"},
                    {"no-optimize-graph",
                     "the tasks of the model without graph optimizations (as `tessel compile` "
@@ -138,6 +147,40 @@ absl::StatusOr<Tuning> ReadTuning(const CommandArgs& args) {
   return t;
 }
 
+// --bundle and --bundle-size, which go with a cuda target and one operator only.
+absl::StatusOr<std::optional<GpuBatchTuning>> ReadGpuBatchTuning(const CommandArgs& args,
+                                                                 const target::Target& target,
+                                                                 const Tuning& tuning) {
+  TESSEL_ASSIGN_OR_RETURN(const std::string dir, args.Value("bundle", ""));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t size, args.Int("bundle-size", 64));
+  if (target.kind() != "cuda") {
+    if (!dir.empty() || !args.Values("bundle-size").empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--bundle goes with a cuda target (measured on a GPU machine), not '",
+          target.ToString(), "'"));
+    }
+    return std::nullopt;
+  }
+  if (dir.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--target ", target.ToString(), ": this machine cannot run CUDA kernels; tune through "
+        "batches measured on a GPU machine: add --bundle DIR (README: tuning for a GPU "
+        "elsewhere)"));
+  }
+  if (size < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--bundle-size must be >= 1, got ", size));
+  }
+  GpuBatchTuning out{.dir = dir, .bundle_size = static_cast<int>(size), .batch = {}};
+  out.batch.timer = {.number = 1,
+                     .repeat = tuning.measure.run.repeat,
+                     .min_repeat_ms = tuning.measure.run.min_repeat_ms,
+                     .warmup = 1};
+  out.batch.input_seed = tuning.measure.run.input_seed;
+  out.batch.atol = tuning.measure.run.atol;
+  out.batch.rtol = tuning.measure.run.rtol;
+  return out;
+}
+
 // One operator: a Table 2 layer, or --template with --args.
 absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args,
                                               const target::TargetFacts& facts) {
@@ -180,11 +223,22 @@ absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args,
 
 absl::Status TuneOperator(const CommandArgs& args, const target::Target& target,
                           std::ostream& out) {
+  if (target.kind() != "llvm" && target.kind() != "cuda") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--target ", target.ToString(), ": the tuner measures on this machine's CPU (llvm) or, "
+        "for cuda, on a GPU machine through --bundle; not on ", target.kind(), " devices"));
+  }
   TESSEL_ASSIGN_OR_RETURN(const target::TargetFacts facts, target::DescribeTarget(target));
   TESSEL_ASSIGN_OR_RETURN(search::Task task, ReadOperatorTask(args, facts));
   TESSEL_ASSIGN_OR_RETURN(Tuning tuning, ReadTuning(args));
   const search::TunerOptions& options = tuning.options;
+  TESSEL_ASSIGN_OR_RETURN(std::optional<GpuBatchTuning> batches,
+                          ReadGpuBatchTuning(args, target, tuning));
+  if (batches && args.Values("timeout").empty()) tuning.measure.build.timeout_seconds = 60;
   TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(tuning.measure));
+  if (batches) {
+    return TuneOnGpuBatches(task, options, measurer, tuning.measure.reference, *batches, out);
+  }
 
   search::ProgressLine progress(
       std::cerr, isatty(STDERR_FILENO),
@@ -281,6 +335,19 @@ absl::Status TuneModel(const CommandArgs& args, const target::Target& target, st
     return absl::OkStatus();
   }
 
+  for (const char* flag : {"bundle", "bundle-size"}) {
+    if (!args.Values(flag).empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag, " goes with one operator: tune a model's tasks for a GPU one at a time "
+                      "(--template T --args A, from --list-tasks)"));
+    }
+  }
+  if (target.kind() != "llvm") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--target ", target.ToString(), ": a model's tasks are tuned here only for this "
+        "machine's CPU; for a GPU tune them one at a time (--template T --args A, from "
+        "--list-tasks; cuda with --bundle DIR)"));
+  }
   TESSEL_ASSIGN_OR_RETURN(Tuning tuning, ReadTuning(args));
   std::vector<search::Task> list;
   std::vector<std::string> labels;
@@ -320,7 +387,12 @@ absl::Status TuneCommand(std::span<const std::string> arg_words, std::ostream& o
   // which is also how `tessel compile` resolves the target, so the tasks' keys are the ones it
   // looks up.
   TESSEL_ASSIGN_OR_RETURN(const std::string target_flag, args.Value("target", "llvm"));
-  absl::StatusOr<target::Target> target = HostTargetFlag(target_flag);
+  // A GPU target is taken as given, as `tessel compile` takes it.
+  absl::StatusOr<target::Target> target = target::Target::Parse(target_flag);
+  if (target.ok()) {
+    target = target->kind() == "llvm" ? HostTargetFlag(target_flag)
+                                      : target::ResolveModelTarget(*target);
+  }
   if (!target.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--target: ", target.status().message()));
   }

@@ -245,12 +245,7 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Targe
   }
   CompiledModel model;
   TESSEL_RETURN_IF_ERROR(graph::Verify(g));
-  // A GPU target is taken as it is (its facts are the -arch's or the device's class); an llvm
-  // one is resolved for this machine.
-  const bool gpu = target.kind() == "cuda" || target.kind() == "opencl";
-  TESSEL_ASSIGN_OR_RETURN(const target::Target resolved,
-                          gpu ? absl::StatusOr<target::Target>(target)
-                              : target::ResolveCompileTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(const target::Target resolved, target::ResolveModelTarget(target));
   TESSEL_ASSIGN_OR_RETURN(model.facts, target::DescribeTarget(resolved));
   if (options.run_threads > 0) model.facts.cores = options.run_threads;
   if (options.optimize_graph) {

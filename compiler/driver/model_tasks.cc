@@ -27,7 +27,7 @@ absl::StatusOr<std::vector<ModelTask>> ExtractTasks(const graph::Graph& g,
                                                     const target::Target& target,
                                                     const CompileOptions& options) {
   TESSEL_RETURN_IF_ERROR(graph::Verify(g));
-  TESSEL_ASSIGN_OR_RETURN(const target::Target resolved, target::ResolveCompileTarget(target));
+  TESSEL_ASSIGN_OR_RETURN(const target::Target resolved, target::ResolveModelTarget(target));
   TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(resolved));
   if (options.run_threads > 0) facts.cores = options.run_threads;
   graph::Graph optimized;

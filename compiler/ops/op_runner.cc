@@ -113,32 +113,4 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunLogical(
   return outputs;
 }
 
-absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
-                            const std::vector<runtime::NDArray>& want, const Tolerance& tolerance,
-                            const std::string& reference) {
-  if (got.size() != want.size()) {
-    return absl::InternalError(
-        absl::StrCat("the program gives ", got.size(), " outputs, ", reference, " ", want.size()));
-  }
-  for (size_t o = 0; o < got.size(); ++o) {
-    if (got[o].shape() != want[o].shape()) {
-      return absl::InternalError(
-          absl::StrCat("output ", o, " has shape [", absl::StrJoin(got[o].shape(), ", "), "], ",
-                       reference, " gives [", absl::StrJoin(want[o].shape(), ", "), "]"));
-    }
-    const bool exact = want[o].dl()->dtype.code != kDLFloat;
-    for (int64_t i = 0; i < got[o].NumElements(); ++i) {
-      const double g = runtime::ElementAsDouble(got[o], i);
-      const double w = runtime::ElementAsDouble(want[o], i);
-      const double allowed = exact ? 0 : tolerance.atol + tolerance.rtol * std::fabs(w);
-      if (!(std::fabs(g - w) <= allowed)) {
-        return absl::InternalError(absl::StrCat("output ", o, " at ",
-                                                runtime::IndexText(want[o].shape(), i), " is ", g,
-                                                " but ", reference, " gives ", w));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace tessel::ops

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/ops/template.h"
+#include "compiler/runtime/compare.h"
 #include "compiler/runtime/module.h"
 #include "compiler/runtime/ndarray.h"
 #include "compiler/target/target.h"
@@ -48,16 +49,8 @@ absl::StatusOr<std::vector<runtime::NDArray>> RunLogical(const OpProgram& progra
                                                          const std::vector<runtime::NDArray>& inputs,
                                                          DLDevice device = {kDLCPU, 0});
 
-struct Tolerance {
-  // |ours - reference| <= atol + rtol * |reference|, elementwise (integer outputs: exact).
-  double atol = 1e-3;
-  double rtol = 1e-3;
-};
-
-// Ok when got matches want within tolerance; otherwise the first mismatch with its index.
-// `reference` names where want came from, for the message.
-absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
-                            const std::vector<runtime::NDArray>& want, const Tolerance& tolerance,
-                            const std::string& reference = "libtorch");
+// Outputs against a reference: the runtime's comparison (compare.h), which cuda_runner shares.
+using runtime::CompareOutputs;
+using runtime::Tolerance;
 
 }  // namespace tessel::ops

@@ -34,4 +34,9 @@ absl::StatusOr<Target> ResolveCompileTarget(const Target& target) {
   return Target::Parse(*named);
 }
 
+absl::StatusOr<Target> ResolveModelTarget(const Target& target) {
+  if (target.kind() == "cuda" || target.kind() == "opencl") return target;
+  return ResolveCompileTarget(target);
+}
+
 }  // namespace tessel::target

@@ -19,6 +19,10 @@ namespace tessel::target {
 // functions refuse to run.
 absl::StatusOr<Target> ResolveCompileTarget(const Target& target);
 
+// A compiled model's target: a GPU one (cuda, opencl) as it is (its facts are its -arch's or its
+// device class's), any other as ResolveCompileTarget resolves it.
+absl::StatusOr<Target> ResolveModelTarget(const Target& target);
+
 // `llvm -mcpu=native -fast-math-contract`: this machine's CPU with a*b+c fused into FMAs, what
 // the operator benchmarks compile for.
 Target NativeTarget();

@@ -85,8 +85,13 @@ absl::Status Fig15Bundle(const std::string& out_dir, const std::string& arch,
     std::vector<std::vector<int64_t>> tensors;
     for (const ops::TensorSpec& in : program.logical_inputs) tensors.push_back(in.shape);
     tensors.push_back(program.logical_outputs.at(0).shape);
-    bundle.entries.push_back({layer.name, layer.name + ".cubin", function, tensors, {},
-                              program.flops, "conv2d " + args.dump()});
+    bundle.entries.push_back({.name = layer.name,
+                              .module = layer.name + ".cubin",
+                              .function = function,
+                              .tensors = tensors,
+                              .scalars = {},
+                              .flops = program.flops,
+                              .reference = "conv2d " + args.dump()});
     modules.push_back(built->module);
   }
   return runtime::cuda::WriteBundle(out_dir, bundle, modules);

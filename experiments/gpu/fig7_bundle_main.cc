@@ -54,8 +54,13 @@ absl::Status Fig7Bundle(const std::string& out_dir, const std::string& arch) {
                 static_cast<long long>(r.shared_bytes),
                 static_cast<long long>(r.spill_store_bytes + r.spill_load_bytes));
     const int64_t n = k.n;
-    bundle.entries.push_back({name, name + ".cubin", "matmul_" + name, {{n, n}, {n, n}, {n, n}},
-                              {}, 2.0 * n * n * n, "matmul"});
+    bundle.entries.push_back({.name = name,
+                              .module = name + ".cubin",
+                              .function = "matmul_" + name,
+                              .tensors = {{n, n}, {n, n}, {n, n}},
+                              .scalars = {},
+                              .flops = 2.0 * n * n * n,
+                              .reference = "matmul"});
     modules.push_back(built->module);
   }
   return runtime::cuda::WriteBundle(out_dir, bundle, modules);

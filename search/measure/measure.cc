@@ -16,6 +16,7 @@
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/template.h"
 #include "compiler/runtime/npy.h"
+#include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 #include "search/measure/child_process.h"
 #include "search/measure/worker_protocol.h"
@@ -111,23 +112,27 @@ std::string LogTail(const std::string& log) {
 }
 
 // The files one candidate uses in the work directory.
+// A kept library (Measurer::Build) is the caller's: Remove leaves it.
 struct CandidateFiles {
-  explicit CandidateFiles(const std::string& base)
+  explicit CandidateFiles(const std::string& base, const std::string& kept_library = "")
       : build_request(base + ".build.json"),
         run_request(base + ".run.json"),
         build_result(base + ".build.result.json"),
         run_result(base + ".run.result.json"),
         build_log(base + ".build.log"),
         run_log(base + ".run.log"),
-        library(base + ".so") {}
+        library(kept_library.empty() ? base + ".so" : kept_library),
+        keep_library(!kept_library.empty()) {}
   void Remove() const {
     std::error_code ec;
-    for (const std::string* p : {&build_request, &run_request, &build_result, &run_result,
-                                 &build_log, &run_log, &library}) {
+    for (const std::string* p :
+         {&build_request, &run_request, &build_result, &run_result, &build_log, &run_log}) {
       fs::remove(*p, ec);
     }
+    if (!keep_library) fs::remove(library, ec);
   }
   std::string build_request, run_request, build_result, run_result, build_log, run_log, library;
+  bool keep_library;
 };
 
 struct Candidate {
@@ -159,6 +164,19 @@ struct Measurer::State {
   }
 
   absl::StatusOr<const TaskFiles*> PrepareTask(const Task& task);
+  // The facts a task's candidates are built for.
+  absl::StatusOr<target::TargetFacts> BuildFacts(const Task& task) const {
+    TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(task.target));
+    // The programs run on options.run.threads: their parallel loops are sized for them.
+    if (options.run.threads > 0) facts.cores = options.run.threads;
+    return facts;
+  }
+  // A candidate per config, its build request (and, with task_files, its run request) written.
+  absl::StatusOr<std::vector<Candidate>> Prepare(const Task& task,
+                                                 const std::vector<Config>& configs,
+                                                 const target::TargetFacts& facts,
+                                                 const TaskFiles* task_files,
+                                                 const std::vector<std::string>& kept_libraries);
   // The worker's exit and result for a phase: the candidate's outcome (result.error, built),
   // or an error when the worker cannot measure at all.
   absl::Status Classify(bool build, const ChildExit& exit, Candidate& candidate);
@@ -176,11 +194,9 @@ absl::StatusOr<const TaskFiles*> Measurer::State::PrepareTask(const Task& task) 
                                                     std::string(status.message())));
   };
   TaskFiles files;
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
+  absl::StatusOr<target::TargetFacts> facts = BuildFacts(task);
   if (!facts.ok()) return fail("", facts.status());
   files.facts = *facts;
-  // The programs run on options.run.threads: their parallel loops are sized for them.
-  if (options.run.threads > 0) files.facts.cores = options.run.threads;
   absl::StatusOr<const ops::Template*> t = ops::FindTemplate(task.template_name);
   if (!t.ok()) return fail("", t.status());
   // The logical inputs are the operator's, the same for every config: the fallback's say which.
@@ -328,42 +344,57 @@ Measurer::Measurer(Measurer&&) noexcept = default;
 Measurer& Measurer::operator=(Measurer&&) noexcept = default;
 Measurer::~Measurer() = default;
 
-absl::StatusOr<std::vector<MeasureResult>> Measurer::Measure(const Task& task,
-                                                             const std::vector<Config>& configs) {
-  State& s = *state_;
-  if (configs.empty()) return std::vector<MeasureResult>{};
-  TESSEL_ASSIGN_OR_RETURN(const TaskFiles* task_files, s.PrepareTask(task));
+absl::StatusOr<std::vector<Candidate>> Measurer::State::Prepare(
+    const Task& task, const std::vector<Config>& configs, const target::TargetFacts& facts,
+    const TaskFiles* task_files, const std::vector<std::string>& kept_libraries) {
   std::vector<Candidate> candidates;
   candidates.reserve(configs.size());
-  for (const Config& config : configs) {
+  for (size_t i = 0; i < configs.size(); ++i) {
     const std::string base =
-        (fs::path(s.options.work_dir) / absl::StrCat("c", s.next_candidate++)).string();
-    Candidate& candidate = candidates.emplace_back(Candidate{CandidateFiles(base), {}, false});
+        (fs::path(options.work_dir) / absl::StrCat("c", next_candidate++)).string();
+    Candidate& candidate = candidates.emplace_back(Candidate{
+        CandidateFiles(base, kept_libraries.empty() ? "" : kept_libraries[i]), {}, false});
     worker::Request request{.task = task,
-                            .config = config.ToJson(),
-                            .facts = task_files->facts,
+                            .config = configs[i].ToJson(),
+                            .facts = facts,
                             .library = candidate.files.library,
                             .result = candidate.files.build_result,
                             .inputs = {},
                             .references = {},
-                            .run = s.options.run,
+                            .run = options.run,
                             .parent_pid = getpid()};
     TESSEL_RETURN_IF_ERROR(
         worker::WriteJsonAtomically(candidate.files.build_request, worker::ToJson(request)));
+    if (task_files == nullptr) continue;
     request.result = candidate.files.run_result;
     request.inputs = task_files->inputs;
     request.references = task_files->references;
     TESSEL_RETURN_IF_ERROR(
         worker::WriteJsonAtomically(candidate.files.run_request, worker::ToJson(request)));
   }
-  // Every candidate's files go, whatever happens below.
-  struct Cleanup {
-    std::vector<Candidate>& candidates;
-    ~Cleanup() {
-      for (const Candidate& c : candidates) c.files.Remove();
-    }
-  } cleanup{candidates};
+  return candidates;
+}
 
+namespace {
+
+// Removes every candidate's files (a kept library stays) when it goes out of scope.
+struct Cleanup {
+  std::vector<Candidate>& candidates;
+  ~Cleanup() {
+    for (const Candidate& c : candidates) c.files.Remove();
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<MeasureResult>> Measurer::Measure(const Task& task,
+                                                             const std::vector<Config>& configs) {
+  State& s = *state_;
+  if (configs.empty()) return std::vector<MeasureResult>{};
+  TESSEL_ASSIGN_OR_RETURN(const TaskFiles* task_files, s.PrepareTask(task));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Candidate> candidates,
+                          s.Prepare(task, configs, task_files->facts, task_files, {}));
+  Cleanup cleanup{candidates};
   TESSEL_RETURN_IF_ERROR(s.BuildAll(candidates));
   for (Candidate& candidate : candidates) {
     if (!candidate.built) continue;
@@ -372,6 +403,33 @@ absl::StatusOr<std::vector<MeasureResult>> Measurer::Measure(const Task& task,
   }
   std::vector<MeasureResult> results;
   for (Candidate& candidate : candidates) results.push_back(std::move(candidate.result));
+  return results;
+}
+
+absl::StatusOr<std::vector<MeasureResult>> Measurer::Build(
+    const Task& task, const std::vector<Config>& configs,
+    const std::vector<std::string>& libraries) {
+  TESSEL_CHECK(libraries.size() == configs.size())
+      << libraries.size() << " libraries for " << configs.size() << " configs";
+  State& s = *state_;
+  if (configs.empty()) return std::vector<MeasureResult>{};
+  absl::StatusOr<target::TargetFacts> facts = s.BuildFacts(task);
+  if (!facts.ok()) {
+    return absl::Status(facts.status().code(), absl::StrCat("cannot build ", task.Key(), ": ",
+                                                            facts.status().message()));
+  }
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Candidate> candidates,
+                          s.Prepare(task, configs, *facts, nullptr, libraries));
+  Cleanup cleanup{candidates};
+  TESSEL_RETURN_IF_ERROR(s.BuildAll(candidates));
+  std::vector<MeasureResult> results;
+  for (Candidate& candidate : candidates) {
+    if (!candidate.built) {
+      std::error_code ec;
+      fs::remove(candidate.files.library, ec);
+    }
+    results.push_back(std::move(candidate.result));
+  }
   return results;
 }
 

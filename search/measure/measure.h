@@ -73,6 +73,15 @@ class Measurer {
   absl::StatusOr<std::vector<MeasureResult>> Measure(const Task& task,
                                                      const std::vector<Config>& configs);
 
+  // Builds config i of `task` into libraries[i] (what Module::Save writes for the task's target:
+  // for `cuda`, a cubin and its metadata file), as Measure builds, and runs nothing: for
+  // measuring on another machine (cuda_batch.h). One result per config: a failed build as
+  // Measure reports it (its library is then not kept), else only build_seconds. The status as
+  // Measure's.
+  absl::StatusOr<std::vector<MeasureResult>> Build(const Task& task,
+                                                   const std::vector<Config>& configs,
+                                                   const std::vector<std::string>& libraries);
+
  private:
   struct State;
   explicit Measurer(std::unique_ptr<State> state);

@@ -40,7 +40,11 @@ Result BuildCandidate(const Request& request) {
   if (!func.ok()) return Failure(ErrorKind::kHostCompile, func.status());
   RecordStep(result, "lower", since);
   absl::StatusOr<runtime::Module> module = codegen::Build({*func}, request.facts.target);
-  if (!module.ok()) return Failure(ErrorKind::kHostCompile, module.status());
+  if (!module.ok()) {
+    // A GPU target's build is the device compiler's (NVRTC, ptxas, the limits' verifier).
+    return Failure(request.facts.gpu ? ErrorKind::kDeviceCompile : ErrorKind::kHostCompile,
+                   module.status());
+  }
   RecordStep(result, "compile", since);
   if (absl::Status saved = module->Save(request.library); !saved.ok()) {
     return Failure(ErrorKind::kHostCompile, saved);

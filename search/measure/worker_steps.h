@@ -27,7 +27,7 @@ void RecordStep(Result& result, const std::string& step,
                 std::chrono::steady_clock::time_point& since);
 
 // measure_worker build: instantiate, lower, compile, save request.library. Errors:
-// kInstantiation, kHostCompile.
+// kInstantiation, kHostCompile (kDeviceCompile when a GPU target's compiler refuses it).
 Result BuildCandidate(const Request& request);
 
 // measure_worker run: load request.library, prepare the inputs, one warm-up call, the check

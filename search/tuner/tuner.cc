@@ -90,13 +90,18 @@ class TuningRun {
         flops_(flops),
         rng_(options.seed ^ 0x5eed7u) {}
 
-  absl::Status Setup(const target::TargetFacts& facts);
+  // Builds the explorer and the model and takes in the log's records; opens the log for
+  // appending when `append` (Tune does, ProposeNext does not).
+  absl::Status Setup(const target::TargetFacts& facts, bool append);
   absl::StatusOr<TuneResult> Run(const std::function<void(const TuneProgress&)>& on_batch);
+  absl::StatusOr<Proposal> Propose(int count);
 
  private:
   // Takes a measured (or resumed) record into the history.
   void Absorb(const Record& record, const Config& config);
   absl::StatusOr<std::vector<Config>> NextBatch(int size);
+  // Why tuning is over (budget, early stopping), if it is.
+  std::optional<std::string> Over() const;
   absl::Status RefillPlan();
   std::vector<Config> RandomUnvisited(int n, const std::vector<Config>& also_exclude);
 
@@ -119,7 +124,7 @@ class TuningRun {
   int best_trial_ = 0;  // trial count when the best so far was found
 };
 
-absl::Status TuningRun::Setup(const target::TargetFacts& facts) {
+absl::Status TuningRun::Setup(const target::TargetFacts& facts, bool append) {
   ExplorerOptions explorer_options{.seed = options_.seed, .params = options_.explorer_params};
   TESSEL_ASSIGN_OR_RETURN(explorer_, MakeExplorer(options_.explorer, space_, explorer_options));
   if (!options_.cost_model.empty()) {
@@ -171,7 +176,7 @@ absl::Status TuningRun::Setup(const target::TargetFacts& facts) {
     samples_at_fit_ = samples_.size();
     model_trained_ = true;
   }
-  if (!options_.log_path.empty()) {
+  if (append && !options_.log_path.empty()) {
     TESSEL_ASSIGN_OR_RETURN(LogWriter writer, LogWriter::Open(options_.log_path));
     log_.emplace(std::move(writer));
   }
@@ -255,13 +260,33 @@ absl::StatusOr<std::vector<Config>> TuningRun::NextBatch(int size) {
   return batch;
 }
 
+std::optional<std::string> TuningRun::Over() const {
+  if (result_.trials >= options_.trials) return "budget";
+  if (options_.early_stopping > 0 && result_.trials - best_trial_ >= options_.early_stopping) {
+    return "early stopping";
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<Proposal> TuningRun::Propose(int count) {
+  Proposal proposal;
+  if (std::optional<std::string> over = Over()) {
+    result_.stop_reason = *over;
+  } else {
+    TESSEL_ASSIGN_OR_RETURN(proposal.configs,
+                            NextBatch(std::min(count, options_.trials - result_.trials)));
+    if (proposal.configs.empty()) result_.stop_reason = "space exhausted";
+  }
+  proposal.so_far = result_;
+  return proposal;
+}
+
 absl::StatusOr<TuneResult> TuningRun::Run(
     const std::function<void(const TuneProgress&)>& on_batch) {
   const int batch_size = options_.batch_size;
-  result_.stop_reason = "budget";
-  while (result_.trials < options_.trials) {
-    if (options_.early_stopping > 0 && result_.trials - best_trial_ >= options_.early_stopping) {
-      result_.stop_reason = "early stopping";
+  while (true) {
+    if (std::optional<std::string> over = Over()) {
+      result_.stop_reason = *over;
       break;
     }
     auto start = std::chrono::steady_clock::now();
@@ -308,19 +333,46 @@ absl::StatusOr<TuneResult> TuningRun::Run(
   return result_;
 }
 
-}  // namespace
 
-absl::StatusOr<TuneResult> Tune(const Task& task, const TunerOptions& options,
-                                const MeasureFn& measure,
-                                const std::function<void(const TuneProgress&)>& on_batch) {
+// A tuning run of task, set up (Tune's and ProposeNext's errors before any measurement).
+absl::StatusOr<std::unique_ptr<TuningRun>> StartRun(const Task& task, const TunerOptions& options,
+                                                    const MeasureFn& measure, bool append) {
   TESSEL_RETURN_IF_ERROR(CheckOptions(options));
   TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(task.target));
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
   TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback,
                           ops::InstantiateFallback(*t, task.args, facts));
-  TuningRun run(task, options, measure, fallback.space, fallback.program.flops);
-  TESSEL_RETURN_IF_ERROR(run.Setup(facts));
-  return run.Run(on_batch);
+  auto run = std::make_unique<TuningRun>(task, options, measure, fallback.space,
+                                         fallback.program.flops);
+  TESSEL_RETURN_IF_ERROR(run->Setup(facts, append));
+  return run;
+}
+
+}  // namespace
+
+absl::StatusOr<TuneResult> Tune(const Task& task, const TunerOptions& options,
+                                const MeasureFn& measure,
+                                const std::function<void(const TuneProgress&)>& on_batch) {
+  TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<TuningRun> run,
+                          StartRun(task, options, measure, /*append=*/true));
+  return run->Run(on_batch);
+}
+
+absl::StatusOr<Proposal> ProposeNext(const Task& task, const TunerOptions& options, int count) {
+  if (count < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("tuner: a batch of ", count, " configs"));
+  }
+  TunerOptions o = options;
+  // The whole batch from one plan under the model the log trains.
+  o.plan_size = std::max(o.plan_size, count);
+  const MeasureFn never = [](const Task&, const std::vector<Config>&)
+      -> absl::StatusOr<std::vector<MeasureResult>> {
+    TESSEL_CHECK(false) << "ProposeNext measures nothing";
+    return std::vector<MeasureResult>{};
+  };
+  TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<TuningRun> run,
+                          StartRun(task, o, never, /*append=*/false));
+  return run->Propose(count);
 }
 
 absl::StatusOr<TuneResult> Tune(const Task& task, const TunerOptions& options, Measurer& measurer,

@@ -81,4 +81,15 @@ absl::StatusOr<TuneResult> Tune(const Task& task, const TunerOptions& options,
 absl::StatusOr<TuneResult> Tune(const Task& task, const TunerOptions& options, Measurer& measurer,
                                 const std::function<void(const TuneProgress&)>& on_batch = {});
 
+// Tuning whose measurements happen elsewhere and later (search/measure/cuda_batch.h), one batch
+// per call: the next `count` configs Tune would measure after the log's records of the task (the
+// cost model trained on them, the explorer told of them), and where tuning stands. Nothing is
+// measured or written; the caller appends the batch's records to the log before the next call.
+struct Proposal {
+  std::vector<Config> configs;  // at most count, fewer near the budget; empty when tuning is over
+  TuneResult so_far;            // the log's trials, errors and best; stop_reason when it is over
+};
+// The errors of Tune; count must be at least 1.
+absl::StatusOr<Proposal> ProposeNext(const Task& task, const TunerOptions& options, int count);
+
 }  // namespace tessel::search

@@ -217,5 +217,41 @@ TEST(TunerTest, BadOptionsNameTheProblem) {
   EXPECT_TRUE(m.measured.empty());
 }
 
+// Batches proposed one call at a time, the log carrying the state between calls (tuning measured
+// elsewhere): every batch new, the last one cut to the budget, then nothing with the reason.
+TEST(TunerTest, ProposeNextContinuesFromTheLog) {
+  const Task task = DenseTask();
+  const std::string log = TempLog("propose");
+  TunerOptions options{.cost_model = "xgb", .explorer = "sa", .trials = 20, .log_path = log};
+  SyntheticMeasure measure{.optimum = {0, 0, 0}};
+  std::set<int64_t> seen;
+  for (int call = 0; call < 3; ++call) {
+    absl::StatusOr<Proposal> p = ProposeNext(task, options, 8);
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->so_far.trials, 8 * call);
+    ASSERT_EQ(p->configs.size(), call < 2 ? 8u : 4u);
+    absl::StatusOr<std::vector<MeasureResult>> results = measure.Fn()(task, p->configs);
+    ASSERT_TRUE(results.ok());
+    std::vector<Record> records;
+    for (size_t i = 0; i < p->configs.size(); ++i) {
+      EXPECT_TRUE(seen.insert(p->configs[i].index()).second) << "proposed twice";
+      records.push_back({.task = task,
+                         .config = p->configs[i].ToJson(),
+                         .config_index = p->configs[i].index(),
+                         .result = (*results)[i]});
+    }
+    absl::StatusOr<LogWriter> writer = LogWriter::Open(log);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    ASSERT_TRUE(writer->Append(records).ok());
+  }
+  absl::StatusOr<Proposal> done = ProposeNext(task, options, 8);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_TRUE(done->configs.empty());
+  EXPECT_EQ(done->so_far.trials, 20);
+  EXPECT_EQ(done->so_far.stop_reason, "budget");
+  EXPECT_TRUE(done->so_far.best.has_value());
+  EXPECT_EQ(ProposeNext(task, options, 0).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace tessel::search

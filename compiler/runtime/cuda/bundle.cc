@@ -2,13 +2,22 @@
 
 #include <absl/strings/str_cat.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
 
+#include "compiler/runtime/compare.h"
 #include "compiler/runtime/cuda/cuda_module.h"
 #include "compiler/runtime/cuda/driver_api.h"
 #include "compiler/runtime/cuda/kernel_timer.h"
@@ -21,7 +30,7 @@ namespace tessel::runtime::cuda {
 namespace {
 
 constexpr char kFormat[] = "tessel-cuda-bundle";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: entries may carry inputs and an expected output
 constexpr DLDataType kFloat32{kDLFloat, 32, 1};
 constexpr DLDevice kGpu{kDLCUDA, 0};
 
@@ -48,24 +57,47 @@ absl::Status DescribeGpu(const DriverApi& api, BundleResult& out) {
   return absl::OkStatus();
 }
 
-// One entry: inputs, a checked call whose tensors go to arrays_dir, then the timer.
+// An entry's input tensor t: its file, or uniform random numbers from rng.
+absl::StatusOr<NDArray> EntryInput(const std::string& dir, const BundleEntry& entry, size_t t,
+                                   std::mt19937& rng) {
+  if (entry.inputs.empty()) {
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    NDArray host = NDArray::Empty(entry.tensors[t], kFloat32);
+    for (int64_t e = 0; e < host.NumElements(); ++e) host.data<float>()[e] = uniform(rng);
+    return host;
+  }
+  absl::StatusOr<NDArray> read = LoadNpy(absl::StrCat(dir, "/", entry.inputs[t]));
+  if (!read.ok()) return read.status();
+  if (read->shape() != entry.tensors[t] || read->dl()->dtype.code != kDLFloat ||
+      read->dl()->dtype.bits != 32) {
+    return absl::InvalidArgumentError(absl::StrCat(entry.inputs[t],
+                                                   ": not a float32 array of the shape of tensor ",
+                                                   t, " of entry '", entry.name, "'"));
+  }
+  return read;
+}
+
+// One entry: inputs, a checked call (against the expected output, or with its tensors written to
+// arrays_dir), then the timer. A wrong output sets error_kind to "wrong_answer".
 absl::StatusOr<std::vector<double>> RunEntry(const std::string& dir, const BundleEntry& entry,
                                              int position, const TimerOptions& timer,
-                                             const std::string& arrays_dir) {
+                                             const std::string& arrays_dir,
+                                             std::string& error_kind) {
   absl::StatusOr<Module> module = LoadCudaModule(absl::StrCat(dir, "/", entry.module));
   if (!module.ok()) return module.status();
   absl::StatusOr<Function> kernel = module->GetFunction(entry.function);
   if (!kernel.ok()) return kernel.status();
   std::mt19937 rng(1000 + position);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::vector<NDArray> device;
   for (size_t t = 0; t < entry.tensors.size(); ++t) {
-    NDArray host = NDArray::Empty(entry.tensors[t], kFloat32);
-    const bool output = t + 1 == entry.tensors.size();
-    for (int64_t e = 0; e < host.NumElements(); ++e) {
-      host.data<float>()[e] = output ? std::nanf("") : uniform(rng);
+    absl::StatusOr<NDArray> host = NDArray::Empty(entry.tensors[t], kFloat32);
+    if (t + 1 == entry.tensors.size()) {
+      for (int64_t e = 0; e < host->NumElements(); ++e) host->data<float>()[e] = std::nanf("");
+    } else {
+      host = EntryInput(dir, entry, t, rng);
+      if (!host.ok()) return host.status();
     }
-    absl::StatusOr<NDArray> on_gpu = host.CopyTo(kGpu);
+    absl::StatusOr<NDArray> on_gpu = host->CopyTo(kGpu);
     if (!on_gpu.ok()) return on_gpu.status();
     device.push_back(*std::move(on_gpu));
   }
@@ -77,13 +109,93 @@ absl::StatusOr<std::vector<double>> RunEntry(const std::string& dir, const Bundl
   absl::StatusOr<DeviceAPI*> api = GetDeviceAPI(kGpu);
   if (!api.ok()) return api.status();
   if (absl::Status s = (*api)->Synchronize(kGpu); !s.ok()) return s;
-  for (size_t t = 0; t < device.size(); ++t) {
-    absl::StatusOr<NDArray> back = device[t].CopyTo({kDLCPU, 0});
-    if (!back.ok()) return back.status();
-    const std::string path = absl::StrCat(arrays_dir, "/", entry.name, ".", t, ".npy");
-    if (absl::Status s = SaveNpy(path, *back); !s.ok()) return s;
+  if (!entry.expected.empty()) {
+    absl::StatusOr<NDArray> want = LoadNpy(absl::StrCat(dir, "/", entry.expected));
+    if (!want.ok()) return want.status();
+    absl::StatusOr<NDArray> got = device.back().CopyTo({kDLCPU, 0});
+    if (!got.ok()) return got.status();
+    absl::Status same = CompareOutputs({*got}, {*want}, {.atol = entry.atol, .rtol = entry.rtol},
+                                       "the expected output");
+    if (!same.ok()) {
+      error_kind = "wrong_answer";
+      return same;
+    }
+  } else {
+    for (size_t t = 0; t < device.size(); ++t) {
+      absl::StatusOr<NDArray> back = device[t].CopyTo({kDLCPU, 0});
+      if (!back.ok()) return back.status();
+      const std::string path = absl::StrCat(arrays_dir, "/", entry.name, ".", t, ".npy");
+      if (absl::Status s = SaveNpy(path, *back); !s.ok()) return s;
+    }
   }
   return TimeKernel(call, timer);
+}
+
+// Past it an entry's process is killed: a kernel that never ends must not stop the bundle.
+constexpr int kEntryTimeoutSeconds = 120;
+
+// Runs `work` in a forked child and returns the text it returned, or why there is none: the child
+// was killed by a signal (a fault of the driver's own), or ran past timeout_seconds (then it is
+// killed).
+absl::StatusOr<std::string> InChild(const std::function<std::string()>& work,
+                                    int timeout_seconds) {
+  int fds[2];
+  if (pipe(fds) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(static_cast<unsigned>(timeout_seconds));  // SIGALRM ends the child
+    const std::string text = work();
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) _exit(3);
+      done += static_cast<size_t>(n);
+    }
+    _exit(0);  // no static destructors: the driver's state dies with the process
+  }
+  close(fds[1]);
+  std::string text;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) text.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    if (signal == SIGALRM) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("did not finish within ", timeout_seconds, " s; its process was killed"));
+    }
+    return absl::InternalError(absl::StrCat("its process was killed by signal ", signal, " (",
+                                            strsignal(signal), ")"));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return absl::InternalError(absl::StrCat("its process exited with status ",
+                                            WEXITSTATUS(status)));
+  }
+  return text;
+}
+
+// The JSON document in the file at path; errors name it.
+absl::StatusOr<Json> ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read '", path, "'"));
+  std::stringstream text;
+  text << in.rdbuf();
+  Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON"));
+  return j;
 }
 
 template <class T>
@@ -117,13 +229,21 @@ absl::Status WriteBundle(const std::string& dir, const Bundle& bundle,
     }
     if (absl::Status s = support::MakeDirectories(dir); !s.ok()) return s;
     if (absl::Status s = modules[i].Save(absl::StrCat(dir, "/", e.module)); !s.ok()) return s;
-    entries.push_back({{"name", e.name},
-                       {"module", e.module},
-                       {"function", e.function},
-                       {"tensors", e.tensors},
-                       {"scalars", e.scalars},
-                       {"flops", e.flops},
-                       {"reference", e.reference}});
+    if (!e.inputs.empty() && e.inputs.size() + 1 != e.tensors.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("bundle '", dir, "': entry '", e.name, "' has ",
+                                                     e.inputs.size(), " input files for ",
+                                                     e.tensors.size() - 1, " input tensors"));
+    }
+    Json entry = {{"name", e.name},         {"module", e.module}, {"function", e.function},
+                  {"tensors", e.tensors},   {"scalars", e.scalars}, {"flops", e.flops},
+                  {"reference", e.reference}};
+    if (!e.inputs.empty()) entry["inputs"] = e.inputs;
+    if (!e.expected.empty()) {
+      entry["expected"] = e.expected;
+      entry["atol"] = e.atol;
+      entry["rtol"] = e.rtol;
+    }
+    entries.push_back(std::move(entry));
   }
   const Json j = {{"format", kFormat},
                   {"version", kVersion},
@@ -139,18 +259,15 @@ absl::Status WriteBundle(const std::string& dir, const Bundle& bundle,
 
 absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
   const std::string path = dir + "/bundle.json";
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read '", path, "'"));
-  std::stringstream text;
-  text << in.rdbuf();
-  const Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON"));
+  absl::StatusOr<Json> read = ReadJson(path);
+  if (!read.ok()) return read.status();
+  const Json& j = *read;
   absl::StatusOr<std::string> format = Field<std::string>(j, "format", path);
   if (!format.ok()) return format.status();
   absl::StatusOr<int> version = Field<int>(j, "version", path);
   if (!version.ok()) return version.status();
-  if (*format != kFormat || *version != kVersion) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", kFormat, " version ",
+  if (*format != kFormat || *version < 1 || *version > kVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", kFormat, " of version 1 to ",
                                                    kVersion, " (format '", *format,
                                                    "', version ", *version, ")"));
   }
@@ -194,7 +311,36 @@ absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
       if (!s.ok()) return s;
     }
     if (tensors->empty()) return absl::InvalidArgumentError(where + ": no tensors");
-    b.entries.push_back({*name, *module, *function, *tensors, *scalars, *flops, *reference});
+    BundleEntry& entry = b.entries.emplace_back(
+        BundleEntry{.name = *name,
+                    .module = *module,
+                    .function = *function,
+                    .tensors = *tensors,
+                    .scalars = *scalars,
+                    .flops = *flops,
+                    .reference = *reference});
+    if (e.contains("inputs")) {
+      absl::StatusOr<std::vector<std::string>> inputs =
+          Field<std::vector<std::string>>(e, "inputs", where);
+      if (!inputs.ok()) return inputs.status();
+      if (inputs->size() + 1 != tensors->size()) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": ", inputs->size(),
+                                                       " input files for ", tensors->size() - 1,
+                                                       " input tensors"));
+      }
+      entry.inputs = *std::move(inputs);
+    }
+    if (e.contains("expected")) {
+      absl::StatusOr<std::string> expected = Field<std::string>(e, "expected", where);
+      absl::StatusOr<double> atol = Field<double>(e, "atol", where);
+      absl::StatusOr<double> rtol = Field<double>(e, "rtol", where);
+      for (const absl::Status& s : {expected.status(), atol.status(), rtol.status()}) {
+        if (!s.ok()) return s;
+      }
+      entry.expected = *expected;
+      entry.atol = *atol;
+      entry.rtol = *rtol;
+    }
   }
   return b;
 }
@@ -202,21 +348,52 @@ absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
 absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string& arrays_dir) {
   absl::StatusOr<Bundle> bundle = ReadBundle(dir);
   if (!bundle.ok()) return bundle.status();
-  absl::StatusOr<const DriverApi*> api = Driver();
-  if (!api.ok()) return api.status();
-  BundleResult result;
-  if (absl::Status s = DescribeGpu(**api, result); !s.ok()) return s;
   if (absl::Status s = support::MakeDirectories(arrays_dir); !s.ok()) return s;
+  // The GPU, described in a child as every entry runs in one: this process never initializes
+  // CUDA, so a kernel that faults or hangs spoils only its own child's context.
+  absl::StatusOr<std::string> described = InChild(
+      [] {
+        absl::StatusOr<const DriverApi*> api = Driver();
+        BundleResult r;
+        absl::Status s = api.ok() ? DescribeGpu(**api, r) : api.status();
+        if (!s.ok()) return Json{{"code", static_cast<int>(s.code())}, {"error", s.message()}}.dump();
+        return Json{{"device", r.device}, {"arch", r.arch}}.dump();
+      },
+      kEntryTimeoutSeconds);
+  if (!described.ok()) return described.status();
+  const Json gpu = Json::parse(*described, nullptr, /*allow_exceptions=*/false);
+  if (gpu.contains("error")) {
+    return absl::Status(static_cast<absl::StatusCode>(gpu.value("code", 2)),
+                        gpu.value("error", std::string()));
+  }
+  BundleResult result;
+  result.device = gpu.value("device", std::string());
+  result.arch = gpu.value("arch", std::string());
   for (size_t i = 0; i < bundle->entries.size(); ++i) {
     const BundleEntry& entry = bundle->entries[i];
-    absl::StatusOr<std::vector<double>> seconds =
-        RunEntry(dir, entry, static_cast<int>(i), bundle->timer, arrays_dir);
-    EntryResult r;
-    r.name = entry.name;
-    if (seconds.ok()) {
-      r.seconds = *std::move(seconds);
+    absl::StatusOr<std::string> ran = InChild(
+        [&] {
+          absl::StatusOr<const DriverApi*> api = Driver();
+          std::string kind;
+          absl::StatusOr<std::vector<double>> seconds =
+              api.ok() ? RunEntry(dir, entry, static_cast<int>(i), bundle->timer, arrays_dir, kind)
+                       : api.status();
+          if (seconds.ok()) return Json{{"seconds", *seconds}}.dump();
+          return Json{{"error", seconds.status().message()},
+                      {"error_kind", kind.empty() ? "runtime" : kind}}
+              .dump();
+        },
+        kEntryTimeoutSeconds);
+    EntryResult r{.name = entry.name, .seconds = {}, .error = "", .error_kind = ""};
+    const Json j = ran.ok() ? Json::parse(*ran, nullptr, /*allow_exceptions=*/false) : Json();
+    if (!ran.ok() || !j.is_object()) {
+      r.error = ran.ok() ? "the entry's process wrote no result" : std::string(ran.status().message());
+      r.error_kind = "runtime";
+    } else if (j.contains("error")) {
+      r.error = j.value("error", std::string());
+      r.error_kind = j.value("error_kind", std::string("runtime"));
     } else {
-      r.error = std::string(seconds.status().message());
+      r.seconds = j.value("seconds", std::vector<double>());
     }
     result.entries.push_back(std::move(r));
   }
@@ -226,10 +403,54 @@ absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string
 std::string BundleResultToJson(const BundleResult& result) {
   Json entries = Json::array();
   for (const EntryResult& e : result.entries) {
-    entries.push_back({{"name", e.name}, {"seconds", e.seconds}, {"error", e.error}});
+    entries.push_back({{"name", e.name},
+                       {"seconds", e.seconds},
+                       {"error", e.error},
+                       {"error_kind", e.error_kind}});
   }
   return Json{{"device", result.device}, {"arch", result.arch}, {"entries", entries}}.dump(1) +
          "\n";
+}
+
+absl::StatusOr<BundleResult> ReadBundleResult(const std::string& path) {
+  absl::StatusOr<Json> j = ReadJson(path);
+  if (!j.ok()) return j.status();
+  BundleResult result;
+  absl::StatusOr<std::string> device = Field<std::string>(*j, "device", path);
+  absl::StatusOr<std::string> arch = Field<std::string>(*j, "arch", path);
+  absl::StatusOr<Json> entries = Field<Json>(*j, "entries", path);
+  for (const absl::Status& s : {device.status(), arch.status(), entries.status()}) {
+    if (!s.ok()) return s;
+  }
+  if (!entries->is_array()) return absl::InvalidArgumentError(path + ": 'entries' is no list");
+  result.device = *device;
+  result.arch = *arch;
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const Json& e = (*entries)[i];
+    const std::string where = absl::StrCat(path, ": entries[", i, "]");
+    absl::StatusOr<std::string> name = Field<std::string>(e, "name", where);
+    absl::StatusOr<std::vector<double>> seconds = Field<std::vector<double>>(e, "seconds", where);
+    absl::StatusOr<std::string> error = Field<std::string>(e, "error", where);
+    for (const absl::Status& s : {name.status(), seconds.status(), error.status()}) {
+      if (!s.ok()) return s;
+    }
+    EntryResult r{*name, *seconds, *error, ""};
+    if (!r.error.empty()) {
+      // Results of runners before error_kind existed: every error was a runtime one.
+      absl::StatusOr<std::string> kind =
+          e.contains("error_kind") ? Field<std::string>(e, "error_kind", where) : "runtime";
+      if (!kind.ok()) return kind.status();
+      if (*kind != "runtime" && *kind != "wrong_answer") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": 'error_kind' is '", *kind, "', not 'runtime' or 'wrong_answer'"));
+      }
+      r.error_kind = *kind;
+    } else if (r.seconds.empty()) {
+      return absl::InvalidArgumentError(where + ": neither times nor an error");
+    }
+    result.entries.push_back(std::move(r));
+  }
+  return result;
 }
 
 }  // namespace tessel::runtime::cuda

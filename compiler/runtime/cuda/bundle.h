@@ -22,6 +22,10 @@
 // arguments (int64) come after them. `reference` names what the output should equal, for the
 // checker on the GPU machine (experiments/gpu/torch_reference.py): "matmul" is
 // tensors[0] @ tensors[1].
+// Version 2 adds to an entry, optionally, "inputs": [".npy" files, relative to the folder, one
+// per input tensor], "expected": an ".npy" file the output must equal, and "atol"/"rtol": the
+// entry is then checked on the GPU machine itself (tuning, search/measure/cuda_batch.h) and its
+// tensors are not written. Version 1 bundles are read as before.
 namespace tessel::runtime::cuda {
 
 struct BundleEntry {
@@ -32,6 +36,10 @@ struct BundleEntry {
   std::vector<int64_t> scalars;
   double flops = 0;
   std::string reference;
+  std::vector<std::string> inputs = {};  // empty: uniform random inputs
+  std::string expected = "";  // empty: not checked there (the arrays go to the checker)
+  double atol = 1e-3;
+  double rtol = 1e-3;
 };
 
 struct Bundle {
@@ -52,6 +60,9 @@ struct EntryResult {
   std::string name;
   std::vector<double> seconds;  // per call, one per timed repeat
   std::string error;            // why it could not run or time (then seconds is empty)
+  // With an error: "wrong_answer" when the output differs from the entry's expected one,
+  // "runtime" otherwise.
+  std::string error_kind;
 };
 
 struct BundleResult {
@@ -60,14 +71,21 @@ struct BundleResult {
   std::vector<EntryResult> entries;
 };
 
-// Runs each entry on cuda:0: inputs uniform in [-1, 1) from a seed of the entry's position, the
-// output filled with NaN, one call whose tensors are written to ARRAYS_DIR/<name>.<k>.npy (k the
-// tensor's position) for the checker, then the timer (kernel_timer.h). An entry that fails
+// Runs each entry on cuda:0: its inputs (uniform in [-1, 1) from a seed of the entry's position
+// unless the entry names files), the output filled with NaN, one call whose output is compared
+// with the expected one or, without one, whose tensors are written to ARRAYS_DIR/<name>.<k>.npy
+// (k the tensor's position) for the checker, then the timer (kernel_timer.h). A wrong output is
+// the entry's error and it is not timed. Each entry runs in a process of its own (forked; this
+// one never initializes CUDA), killed after 120 s, so that a kernel that faults (which spoils its
+// CUDA context for good) or never ends is that entry's error and the next ones run as usual. An entry that fails
 // (its module does not load, the kernel faults) is recorded with its error and the others still
 // run; an error return means nothing could run (no driver, no GPU, an unreadable bundle).
 absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string& arrays_dir);
 
-// {"device": ..., "arch": ..., "entries": [{"name": ..., "seconds": [...], "error": ...}]}
+// {"device": ..., "arch": ..., "entries": [{"name": ..., "seconds": [...], "error": ...,
+//                                           "error_kind": ...}]}
 std::string BundleResultToJson(const BundleResult& result);
+// Reads BundleResultToJson's form from a file; errors name the file and the field.
+absl::StatusOr<BundleResult> ReadBundleResult(const std::string& path);
 
 }  // namespace tessel::runtime::cuda
