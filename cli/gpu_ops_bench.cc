@@ -42,8 +42,7 @@ absl::StatusOr<ops::OpProgram> LayerProgram(const workloads::Layer& layer,
   search::Task task{.template_name = t->name, .args = args, .target = facts.target};
   if (!options.history->Best(task.Key())) return std::move(fallback.program);
   row.config = "tuned";
-  return t->instantiate(options.history->Query(task, fallback.space, fallback.config), args,
-                        facts);
+  return t->instantiate(options.history->Query(task, fallback.space, fallback.config), args, facts);
 }
 
 // Built for the target; for cuda, the kernel's resources go to row.
@@ -125,22 +124,16 @@ absl::Status BenchGpuOps(const target::Target& target, const std::vector<workloa
   const bool cuda = target.kind() == "cuda";
   const absl::Status device = runtime::ProbeDevice(target::TargetDevice(target));
   out << "target: " << target.ToString() << " (" << facts.gpu->ToString() << ")\n";
-  out << "device: "
-      << (device.ok() ? (cuda ? std::string("a CUDA GPU, timed with CUDA events")
-                              : std::string("this machine's OpenCL device; PoCL runs kernels on "
-                                            "the CPU, so these times are a CPU's, not a GPU's"))
-                      : absl::StrCat("none here (", device.message(), "): built and checked only"))
-      << "\n";
+  out << "device: " << experiments::DeviceNote(target) << "\n";
   out << "suite: table2 (the paper's Table 2), batch 1, float32; ours: the GPU strategy's template "
       << (options.history ? "with the best config of " + options.log + " where it has one"
                           : std::string("with its untuned fallback config"))
       << "\n\n";
-  out << absl::StrFormat("%-5s %7s %-28s %-8s %s%9s %8s  %s\n", "layer", "GFLOP", "template",
-                         "config",
-                         cuda ? absl::StrFormat("%5s %9s %9s %9s ", "regs", "shared B",
-                                                "spill st", "spill ld")
-                              : std::string(),
-                         "ms", "GFLOPS", "correct");
+  out << absl::StrFormat(
+      "%-5s %7s %-28s %-8s %s%9s %8s  %s\n", "layer", "GFLOP", "template", "config",
+      cuda ? absl::StrFormat("%5s %9s %9s %9s ", "regs", "shared B", "spill st", "spill ld")
+           : std::string(),
+      "ms", "GFLOPS", "correct");
   int built = 0, correct = 0;
   for (const workloads::Layer& layer : layers) {
     GpuRow row;
@@ -157,17 +150,15 @@ absl::Status BenchGpuOps(const target::Target& target, const std::vector<workloa
       if (!ran.ok()) return Prefixed(ran, where);
       correct += row.correct == "yes";
     }
-    out << absl::StrFormat("%-5s %7.3f %-28s %-8s %s%9s %8s  %s\n", row.layer, row.gflop,
-                           row.template_name, row.config, ResourceColumns(row),
-                           row.ms ? absl::StrFormat("%.3f", *row.ms) : "-",
-                           row.ms ? absl::StrFormat("%.1f", row.gflop / *row.ms * 1e3) : "-",
-                           row.correct);
+    out << absl::StrFormat(
+        "%-5s %7.3f %-28s %-8s %s%9s %8s  %s\n", row.layer, row.gflop, row.template_name,
+        row.config, ResourceColumns(row), row.ms ? absl::StrFormat("%.3f", *row.ms) : "-",
+        row.ms ? absl::StrFormat("%.1f", row.gflop / *row.ms * 1e3) : "-", row.correct);
     out.flush();
   }
   out << "\n";
   if (!device.ok()) {
-    out << absl::StrFormat("%d of %d layers built%s; none run or timed: %s\n", built,
-                           layers.size(),
+    out << absl::StrFormat("%d of %d layers built%s; none run or timed: %s\n", built, layers.size(),
                            cuda ? " (NVRTC, then ptxas for " + codegen::cuda::ArchOf(target) +
                                       "; resources checked against the GPU's limits)"
                                 : "",

@@ -16,8 +16,8 @@
 #include "cli/target_flag.h"
 #include "cli/tune_gpu_batches.h"
 #include "compiler/driver/model_tasks.h"
-#include "compiler/target/host_target.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/host_target.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
 #include "search/tuner/progress_line.h"
@@ -155,15 +155,16 @@ absl::StatusOr<std::optional<GpuBatchTuning>> ReadGpuBatchTuning(const CommandAr
   TESSEL_ASSIGN_OR_RETURN(const int64_t size, args.Int("bundle-size", 64));
   if (target.kind() != "cuda") {
     if (!dir.empty() || !args.Values("bundle-size").empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--bundle goes with a cuda target (measured on a GPU machine), not '",
-          target.ToString(), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--bundle goes with a cuda target (measured on a GPU machine), not '",
+                       target.ToString(), "'"));
     }
     return std::nullopt;
   }
   if (dir.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--target ", target.ToString(), ": this machine cannot run CUDA kernels; tune through "
+        "--target ", target.ToString(),
+        ": this machine cannot run CUDA kernels; tune through "
         "batches measured on a GPU machine: add --bundle DIR (README: tuning for a GPU "
         "elsewhere)"));
   }
@@ -224,9 +225,11 @@ absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args,
 absl::Status TuneOperator(const CommandArgs& args, const target::Target& target,
                           std::ostream& out) {
   if (target.kind() != "llvm" && target.kind() != "cuda") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--target ", target.ToString(), ": the tuner measures on this machine's CPU (llvm) or, "
-        "for cuda, on a GPU machine through --bundle; not on ", target.kind(), " devices"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--target ", target.ToString(),
+                     ": the tuner measures on this machine's CPU (llvm) or, "
+                     "for cuda, on a GPU machine through --bundle; not on ",
+                     target.kind(), " devices"));
   }
   TESSEL_ASSIGN_OR_RETURN(const target::TargetFacts facts, target::DescribeTarget(target));
   TESSEL_ASSIGN_OR_RETURN(search::Task task, ReadOperatorTask(args, facts));
@@ -337,14 +340,16 @@ absl::Status TuneModel(const CommandArgs& args, const target::Target& target, st
 
   for (const char* flag : {"bundle", "bundle-size"}) {
     if (!args.Values(flag).empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", flag, " goes with one operator: tune a model's tasks for a GPU one at a time "
-                      "(--template T --args A, from --list-tasks)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag,
+                       " goes with one operator: tune a model's tasks for a GPU one at a time "
+                       "(--template T --args A, from --list-tasks)"));
     }
   }
   if (target.kind() != "llvm") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--target ", target.ToString(), ": a model's tasks are tuned here only for this "
+        "--target ", target.ToString(),
+        ": a model's tasks are tuned here only for this "
         "machine's CPU; for a GPU tune them one at a time (--template T --args A, from "
         "--list-tasks; cuda with --bundle DIR)"));
   }

@@ -17,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // The configs of `key` the log already holds, by their JSON.
-absl::StatusOr<std::set<std::string>> LoggedConfigs(const std::string& log, const std::string& key) {
+absl::StatusOr<std::set<std::string>> LoggedConfigs(const std::string& log,
+                                                    const std::string& key) {
   std::set<std::string> seen;
   if (!fs::exists(log)) return seen;
   TESSEL_ASSIGN_OR_RETURN(std::vector<search::Record> records, search::ReadLog(log));
@@ -32,7 +33,8 @@ std::string ErrorCounts(const std::vector<search::Record>& records) {
   std::map<std::string, int> counts;
   for (const search::Record& r : records) ++counts[search::ErrorKindName(r.result.error)];
   std::string text;
-  for (const auto& [kind, n] : counts) absl::StrAppend(&text, text.empty() ? "" : ", ", n, " ", kind);
+  for (const auto& [kind, n] : counts)
+    absl::StrAppend(&text, text.empty() ? "" : ", ", n, " ", kind);
   return text;
 }
 
@@ -44,8 +46,9 @@ absl::Status AbsorbMeasuredBatch(const search::Task& task, const std::string& lo
   const std::string result_path = dir + "/results.json";
   if (!fs::exists(dir + "/batch.json")) {
     return absl::FailedPreconditionError(
-        absl::StrCat("--bundle '", dir, "' exists and is not a batch (no batch.json); name a "
-                                        "folder that does not exist yet"));
+        absl::StrCat("--bundle '", dir,
+                     "' exists and is not a batch (no batch.json); name a "
+                     "folder that does not exist yet"));
   }
   if (!fs::exists(result_path)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -78,9 +81,8 @@ absl::Status AbsorbMeasuredBatch(const search::Task& task, const std::string& lo
       best = search::MeanCost(r.result);
     }
   }
-  out << absl::StrFormat("read %d results of %s, measured on %s (%s): %d timed%s%s\n",
-                         fresh.size(), dir, result.device, result.arch,
-                         fresh.size() - failed.size(),
+  out << absl::StrFormat("read %d results of %s, measured on %s (%s): %d timed%s%s\n", fresh.size(),
+                         dir, result.device, result.arch, fresh.size() - failed.size(),
                          failed.empty() ? "" : absl::StrCat(", failed: ", ErrorCounts(failed)),
                          best > 0 ? absl::StrFormat(", best %.4f ms", best * 1e3) : "");
   std::error_code ec;
@@ -124,15 +126,15 @@ absl::Status TuneOnGpuBatches(const search::Task& task, const search::TunerOptio
                                                    reference, tuning.batch));
     TESSEL_ASSIGN_OR_RETURN(search::LogWriter writer, search::LogWriter::Open(options.log_path));
     TESSEL_RETURN_IF_ERROR(writer.Append(written.failed));
-    out << absl::StrFormat("trials   %d of %d in %s (%d failed)\n", so_far.trials + written.failed.size(),
-                           options.trials, options.log_path,
+    out << absl::StrFormat("trials   %d of %d in %s (%d failed)\n",
+                           so_far.trials + written.failed.size(), options.trials, options.log_path,
                            so_far.errors + written.failed.size());
     PrintBest(so_far, out);
-    out << absl::StrFormat("batch    %d configs: %d refused here%s and logged, %d in %s\n",
-                           proposal.configs.size(), written.failed.size(),
-                           written.failed.empty() ? ""
-                                                  : absl::StrCat(" (", ErrorCounts(written.failed), ")"),
-                           written.bundled, tuning.dir);
+    out << absl::StrFormat(
+        "batch    %d configs: %d refused here%s and logged, %d in %s\n", proposal.configs.size(),
+        written.failed.size(),
+        written.failed.empty() ? "" : absl::StrCat(" (", ErrorCounts(written.failed), ")"),
+        written.bundled, tuning.dir);
     if (written.bundled == 0) {
       std::error_code ec;
       fs::remove_all(tuning.dir, ec);
@@ -140,7 +142,8 @@ absl::Status TuneOnGpuBatches(const search::Task& task, const search::TunerOptio
     }
     out << "next     measure it on the GPU machine (experiments/gpu/README.md):\n"
         << "           experiments/gpu/stage.sh " << tuning.dir << " gpu_stage\n"
-        << "           there: LD_LIBRARY_PATH=gpu_stage/lib gpu_stage/bin/cuda_runner gpu_stage/bundle "
+        << "           there: LD_LIBRARY_PATH=gpu_stage/lib gpu_stage/bin/cuda_runner "
+           "gpu_stage/bundle "
            "results.json arrays\n"
         << "         put results.json in " << tuning.dir
         << "/ and run this command again for the next batch\n";

@@ -31,8 +31,8 @@ const char kArgs[] = R"({"m": 16, "n": 100, "k": 77, "bias": true})";
 
 std::vector<std::string> Tune(const std::string& dir, const std::string& log,
                               const std::string& target = "cuda -arch=sm_90") {
-  return {"tune", "--template", "dense.gpu", "--args", kArgs, "--target", target,
-          "--bundle", dir,  "--bundle-size", "4", "--trials", "6", "--log", log};
+  return {"tune", "--template",    "dense.gpu", "--args",   kArgs, "--target", target, "--bundle",
+          dir,    "--bundle-size", "4",         "--trials", "6",   "--log",    log};
 }
 
 // cuda_runner's result for DIR's batch: candidate i takes (i + 1) microseconds, except `wrong`.
@@ -50,10 +50,8 @@ void WriteResults(const std::string& dir, const std::string& wrong) {
                          {"error", "output 0 at [0, 0] is 1 but the expected output gives 2"},
                          {"error_kind", "wrong_answer"}});
     } else {
-      entries.push_back({{"name", name},
-                         {"seconds", {i * 1e-6, i * 1e-6}},
-                         {"error", ""},
-                         {"error_kind", ""}});
+      entries.push_back(
+          {{"name", name}, {"seconds", {i * 1e-6, i * 1e-6}}, {"error", ""}, {"error_kind", ""}});
     }
   }
   std::ofstream(dir + "/results.json")
@@ -87,7 +85,8 @@ TEST(TuneGpuBatchesTest, BatchesUntilTheBudget) {
   WriteResults(dir, "c1");
   o = RunTessel(Tune(dir, log));
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("read 4 results of " + dir + ", measured on a GPU (sm_90): 3 timed, "
+  EXPECT_NE(o.out.find("read 4 results of " + dir +
+                       ", measured on a GPU (sm_90): 3 timed, "
                        "failed: 1 wrong_answer, best 0.0010 ms"),
             std::string::npos)
       << o.out;

@@ -9,7 +9,12 @@
 // unless the target says otherwise) and the threads.
 namespace tessel::experiments {
 
-// "machine: <CPU, cores, libraries>\ntarget: <target> (cpu <name>), threads: <n>\n"
+// "machine: <CPU, cores, libraries>\ntarget: <target> (cpu <name>), threads: <n>\n", and for a
+// GPU target "device: " DeviceNote's line.
 std::string BenchMetadata(const target::Target& target, int threads);
+
+// What a GPU target's times are times of: a CUDA GPU, or this machine's OpenCL device, which is
+// PoCL's CPU device here (so that no PoCL time passes for a GPU's), or none and why.
+std::string DeviceNote(const target::Target& target);
 
 }  // namespace tessel::experiments

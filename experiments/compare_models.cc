@@ -102,7 +102,7 @@ absl::StatusOr<ModelComparison> CompareModels(const std::string& network,
   TESSEL_RETURN_IF_ERROR(CheckNetwork(network, variants));
   ModelComparison result;
   result.network = network;
-  TESSEL_ASSIGN_OR_RETURN(result.target, target::ResolveCompileTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(result.target, target::ResolveModelTarget(options.target));
 
   std::vector<std::unique_ptr<SideProcess>> processes;
   std::vector<SideProcess*> sides;

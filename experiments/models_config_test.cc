@@ -180,6 +180,16 @@ TEST(ModelsConfigTest, ShippedConfigsParse) {
   EXPECT_TRUE(f14->variants[2].optimize_graph && f14->variants[2].fuse);
   ASSERT_TRUE(f14->tuning.has_value());
   EXPECT_GE(f14->tuning->trials, 64);  // at least the tuner's first (random) plan
+
+  absl::StatusOr<AnyConfig> fig19 = LoadAnyConfig(ShippedConfig("fig19_mali"), AllNetworks());
+  ASSERT_TRUE(fig19.ok()) << fig19.status();
+  const ModelsConfig* f19 = std::get_if<ModelsConfig>(&*fig19);
+  ASSERT_NE(f19, nullptr);
+  EXPECT_EQ(f19->target.ToString(), "opencl -device=mali");
+  ASSERT_EQ(f19->networks.size(), 3u);
+  EXPECT_EQ(f19->networks[2].name, "dqn");
+  EXPECT_GE(f19->repeat, 5);
+  EXPECT_FALSE(f19->tuning.has_value());
 }
 
 TEST(ModelsConfigTest, AnyConfigTellsTheKindsApart) {

@@ -14,10 +14,10 @@
 #include "compiler/driver/model_tasks.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
+#include "compiler/support/atomic_file.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
 #include "compiler/target/target_facts.h"
-#include "compiler/support/atomic_file.h"
 #include "experiments/bench_target.h"
 #include "experiments/build_info.h"
 #include "experiments/compare_models.h"
@@ -86,10 +86,18 @@ class ModelsExperiment {
 };
 
 absl::Status ModelsExperiment::Prepare() {
-  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(config_.target);
+  absl::StatusOr<target::Target> target = target::ResolveModelTarget(config_.target);
   if (!target.ok()) {
     return fields::ConfigError(config_.source_path, 0, "target",
                                std::string(target.status().message()));
+  }
+  if (target->kind() != "llvm" && config_.tuning) {
+    return fields::ConfigError(
+        config_.source_path, 0, "tuning",
+        absl::StrCat("the tuner measures on this machine's CPU only, not on target '",
+                     target->ToString(),
+                     "' (tune a cuda target's tasks with `tessel tune "
+                     "--target cuda --bundle`); leave `tuning` out"));
   }
   target_ = *target;
   runtime::ThreadPool::Global().SetNumThreads(config_.threads);
@@ -277,7 +285,8 @@ absl::Status ModelsExperiment::Time(size_t index) {
 absl::Status ModelsExperiment::WriteOutputs(bool plot) {
   const std::string& out = outcome_.out_dir;
   report_.date = Now();
-  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/summary.csv", ModelsSummaryCsv(report_)));
+  TESSEL_RETURN_IF_ERROR(
+      support::WriteFileAtomically(out + "/summary.csv", ModelsSummaryCsv(report_)));
   TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/times.csv", ModelsTimesCsv(report_)));
   if (plot) {
     absl::StatusOr<std::string> script =
@@ -292,7 +301,8 @@ absl::Status ModelsExperiment::WriteOutputs(bool plot) {
       outcome_.warnings.push_back(absl::StrCat("no figure: ", png.status().message()));
     }
   }
-  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/summary.md", ModelsSummaryMarkdown(report_)));
+  TESSEL_RETURN_IF_ERROR(
+      support::WriteFileAtomically(out + "/summary.md", ModelsSummaryMarkdown(report_)));
   return absl::OkStatus();
 }
 

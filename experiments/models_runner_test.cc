@@ -40,14 +40,20 @@ bool HasMatplotlib() {
   return std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
 }
 
-TEST(ModelsRunnerTest, TinyExperimentWritesEveryFile) {
-  absl::StatusOr<ModelsConfig> config = Parse(kTiny);
-  ASSERT_TRUE(config.ok()) << config.status();
+// kTiny with `extra` appended, run into the test folder `out`.
+absl::StatusOr<ModelsOutcome> RunTiny(const std::string& extra, const std::string& out,
+                                      std::ostringstream& progress) {
+  absl::StatusOr<ModelsConfig> config = Parse(std::string(kTiny) + extra);
+  if (!config.ok()) return config.status();
   RunnerOptions options;
-  options.out_dir = testing::TestOutDir("tiny");
-  std::ostringstream progress;
+  options.out_dir = testing::TestOutDir(out);
   options.progress = &progress;
-  absl::StatusOr<ModelsOutcome> outcome = RunModelsExperiment(*config, options);
+  return RunModelsExperiment(*config, options);
+}
+
+TEST(ModelsRunnerTest, TinyExperimentWritesEveryFile) {
+  std::ostringstream progress;
+  absl::StatusOr<ModelsOutcome> outcome = RunTiny("", "tiny", progress);
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_EQ(outcome->networks, 1);
   const std::string& out = outcome->out_dir;
@@ -84,6 +90,24 @@ TEST(ModelsRunnerTest, TinyExperimentWritesEveryFile) {
   EXPECT_NE(outcome->table.find("rnn_cell"), std::string::npos) << outcome->table;
   for (const auto& entry : std::filesystem::directory_iterator(out)) {
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+}
+
+// Fig. 19's path: the models compiled for a Mali-class GPU run on this machine's OpenCL device
+// (PoCL), checked against libtorch, and the report says whose times these are.
+TEST(ModelsRunnerTest, OpenClTargetRunsOnTheDeviceAndSaysWhich) {
+  std::ostringstream progress;
+  absl::StatusOr<ModelsOutcome> outcome =
+      RunTiny("target: opencl -device=mali\n", "opencl", progress);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  const std::string md = testing::ReadFile(outcome->out_dir + "/summary.md");
+  for (const char* piece :
+       {"- target: opencl -device=mali, host threads: 1",
+        "- device: this machine's OpenCL device; PoCL runs kernels on the CPU, so these times are "
+        "a CPU's, not a GPU's",
+        "| rnn_cell | fusion | Tessel with graph optimizations and fusion | 2 (1 fused) |",
+        "outputs matched the graph evaluated node by node by libtorch (atol"}) {
+    EXPECT_NE(md.find(piece), std::string::npos) << "missing: " << piece << "\n" << md;
   }
 }
 
@@ -148,6 +172,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Unrunnable{"target of another machine", "target: llvm -mtriple=aarch64-linux-gnu\n",
                    "tiny.yaml: target: "},
+        Unrunnable{"tuning for a GPU target",
+                   "target: opencl\ntuning: {trials: 2, explorer: random}\n",
+                   "tiny.yaml: tuning: the tuner measures on this machine's CPU only, not on "
+                   "target 'opencl'"},
         Unrunnable{"guided explorer without a model", "tuning: {trials: 2, explorer: sa}\n",
                    "tiny.yaml:11: tuning.cost_model: missing: explorer 'sa' is guided"},
         Unrunnable{"black-box explorer with a model",

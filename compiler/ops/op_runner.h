@@ -44,10 +44,9 @@ std::vector<runtime::Arg> CallArguments(std::vector<runtime::NDArray>& inputs,
 // Runs program on logical inputs (host arrays), returns the logical outputs (host arrays). f
 // runs on `device` (target_device.h's TargetDevice of the target it was built for): the
 // program's inputs are copied there and its outputs back before finish.
-absl::StatusOr<std::vector<runtime::NDArray>> RunLogical(const OpProgram& program,
-                                                         const runtime::Function& f,
-                                                         const std::vector<runtime::NDArray>& inputs,
-                                                         DLDevice device = {kDLCPU, 0});
+absl::StatusOr<std::vector<runtime::NDArray>> RunLogical(
+    const OpProgram& program, const runtime::Function& f,
+    const std::vector<runtime::NDArray>& inputs, DLDevice device = {kDLCPU, 0});
 
 // Outputs against a reference: the runtime's comparison (compare.h), which cuda_runner shares.
 using runtime::CompareOutputs;

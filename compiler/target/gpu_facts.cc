@@ -2,6 +2,8 @@
 
 #include <absl/strings/str_cat.h>
 
+#include <cstdint>
+
 namespace tessel::target {
 namespace {
 
@@ -13,6 +15,8 @@ GpuFacts OpenClFacts(const Target& target) {
   gpu.max_threads_per_block = 256;
   gpu.warp_size = 1;
   gpu.shared_memory_per_block = 32 * 1024;
+  gpu.max_block_extents = {256, 256, 256};
+  gpu.max_grid_extents = {INT64_MAX, INT64_MAX, INT64_MAX};
   if (target.HasKey("mali")) {
     gpu.registers_per_thread = 64;
     gpu.registers_per_block = 256 * 64;

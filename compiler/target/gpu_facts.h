@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,10 @@ struct GpuFacts {
   int64_t shared_memory_per_block = 48 * 1024;  // bytes, without opting in to more
   int registers_per_thread = 255;               // 32-bit registers
   int registers_per_block = 64 * 1024;
+  // Per dimension (x, y, z): the largest threadIdx extent, and the largest blockIdx extent
+  // (OpenCL: work-groups per dimension, which it does not limit below 2^63).
+  std::array<int64_t, 3> max_block_extents = {1024, 1024, 64};
+  std::array<int64_t, 3> max_grid_extents = {2147483647, 65535, 65535};
 
   // "1024 threads per block, warp 32, 48 KiB shared per block, 255 registers per thread".
   std::string ToString() const;
@@ -25,8 +30,8 @@ struct GpuFacts {
 
 // The GPU facts of a target, nullopt for a kind that is not a GPU:
 //  - cuda: the -arch's compute capability's (sm_50 and later share the defaults above);
-//  - opencl: 256 work-items per group, 32 KiB of local memory, no warps (warp_size 1); with
-//    -device=mali 64 registers per work-item.
+//  - opencl: 256 work-items per group (and per dimension), 32 KiB of local memory, no warps
+//    (warp_size 1); with -device=mali 64 registers per work-item.
 std::optional<GpuFacts> DescribeGpu(const Target& target);
 
 }  // namespace tessel::target

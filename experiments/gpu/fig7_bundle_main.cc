@@ -42,8 +42,8 @@ absl::Status Fig7Bundle(const std::string& out_dir, const std::string& arch) {
   }
   std::printf("%-22s %9s %12s %8s\n", "kernel", "registers", "shared bytes", "spills");
   for (const ops::cuda::MatmulKernelOptions& k : kernels) {
-    const std::string name = absl::StrCat(k.cooperative ? "coop" : "nocoop", "_t", k.tile, "_s",
-                                          k.step, "_n", k.n);
+    const std::string name =
+        absl::StrCat(k.cooperative ? "coop" : "nocoop", "_t", k.tile, "_s", k.step, "_n", k.n);
     absl::StatusOr<ir::PrimFunc> func = ops::cuda::MatmulKernel(k, "matmul_" + name);
     if (!func.ok()) return func.status();
     absl::StatusOr<codegen::cuda::CudaBuild> built =

@@ -26,21 +26,20 @@ constexpr char kFormat[] = "tessel-cuda-batch";
 constexpr int kVersion = 1;
 
 double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // The task's program on its logical tensors (the fallback's: every config has the same tensors).
-absl::StatusOr<ops::OpProgram> LogicalProgram(const Task& task,
-                                              const target::TargetFacts& facts) {
+absl::StatusOr<ops::OpProgram> LogicalProgram(const Task& task, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
   TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback,
                           ops::InstantiateFallback(*t, task.args, facts));
   if (fallback.program.prepare || fallback.program.finish ||
       fallback.program.logical_outputs.size() != 1) {
     return absl::FailedPreconditionError(
-        absl::StrCat(task.template_name, ": a bundle runs one kernel on the logical tensors, but "
-                                         "this template transforms them on the host or has ",
+        absl::StrCat(task.template_name,
+                     ": a bundle runs one kernel on the logical tensors, but "
+                     "this template transforms them on the host or has ",
                      fallback.program.logical_outputs.size(), " outputs"));
   }
   return std::move(fallback.program);
@@ -49,8 +48,7 @@ absl::StatusOr<ops::OpProgram> LogicalProgram(const Task& task,
 // The inputs and the expected output, written into dir; their file names.
 absl::StatusOr<std::vector<std::string>> WriteTensors(const std::string& dir, const Task& task,
                                                       const ops::OpProgram& program,
-                                                      const ReferenceFn& reference,
-                                                      uint32_t seed) {
+                                                      const ReferenceFn& reference, uint32_t seed) {
   const std::vector<runtime::NDArray> inputs = ops::RandomInputs(program.logical_inputs, seed);
   absl::StatusOr<std::vector<runtime::NDArray>> want = reference(task, inputs);
   if (!want.ok()) {
@@ -69,12 +67,12 @@ absl::StatusOr<std::vector<std::string>> WriteTensors(const std::string& dir, co
 }  // namespace
 
 absl::StatusOr<WrittenBatch> WriteCudaBatch(const std::string& dir, const Task& task,
-                                            const std::vector<Config>& configs,
-                                            Measurer& measurer, const ReferenceFn& reference,
+                                            const std::vector<Config>& configs, Measurer& measurer,
+                                            const ReferenceFn& reference,
                                             const CudaBatchOptions& options) {
   if (task.target.kind() != "cuda") {
-    return absl::InvalidArgumentError(absl::StrCat("a CUDA batch needs a cuda target, not '",
-                                                   task.target.ToString(), "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a CUDA batch needs a cuda target, not '", task.target.ToString(), "'"));
   }
   std::error_code ec;
   if (fs::exists(dir, ec)) {
@@ -104,7 +102,8 @@ absl::StatusOr<WrittenBatch> WriteCudaBatch(const std::string& dir, const Task& 
                           measurer.Build(task, configs, libraries));
 
   WrittenBatch written;
-  runtime::cuda::Bundle bundle{.target = task.target.ToString(), .timer = options.timer, .entries = {}};
+  runtime::cuda::Bundle bundle{
+      .target = task.target.ToString(), .timer = options.timer, .entries = {}};
   std::vector<runtime::Module> modules;
   Json candidates = Json::array();
   std::vector<std::vector<int64_t>> tensors;
@@ -146,8 +145,8 @@ absl::StatusOr<WrittenBatch> WriteCudaBatch(const std::string& dir, const Task& 
   TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(partial + "/batch.json", batch.dump(1)));
   fs::rename(partial, dir, ec);
   if (ec) {
-    return absl::InternalError(absl::StrCat("cannot rename '", partial, "' to '", dir,
-                                            "': ", ec.message()));
+    return absl::InternalError(
+        absl::StrCat("cannot rename '", partial, "' to '", dir, "': ", ec.message()));
   }
   return written;
 }
@@ -174,9 +173,9 @@ absl::StatusOr<std::vector<Record>> ReadCudaBatchResults(const std::string& dir,
     const std::string entry = c.value("entry", "");
     auto it = by_name.find(entry);
     if (it == by_name.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          result_path, ": no result for candidate '", entry, "' of ", batch_path,
-          "; is it the result of this batch's bundle?"));
+      return absl::InvalidArgumentError(absl::StrCat(result_path, ": no result for candidate '",
+                                                     entry, "' of ", batch_path,
+                                                     "; is it the result of this batch's bundle?"));
     }
     const runtime::cuda::EntryResult& e = *it->second;
     by_name.erase(it);
@@ -196,9 +195,8 @@ absl::StatusOr<std::vector<Record>> ReadCudaBatchResults(const std::string& dir,
                        .result = std::move(r)});
   }
   if (!by_name.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(result_path, ": entry '",
-                                                   by_name.begin()->first, "' is not a candidate of ",
-                                                   batch_path));
+    return absl::InvalidArgumentError(absl::StrCat(result_path, ": entry '", by_name.begin()->first,
+                                                   "' is not a candidate of ", batch_path));
   }
   return records;
 }

@@ -42,8 +42,8 @@ struct WrittenBatch {
 // cuda, whose program transforms its tensors on the host (a bundle runs the kernel on the logical
 // tensors), whose reference fails, an existing dir, Measurer::Build's errors.
 absl::StatusOr<WrittenBatch> WriteCudaBatch(const std::string& dir, const Task& task,
-                                            const std::vector<Config>& configs,
-                                            Measurer& measurer, const ReferenceFn& reference,
+                                            const std::vector<Config>& configs, Measurer& measurer,
+                                            const ReferenceFn& reference,
                                             const CudaBatchOptions& options);
 
 // The records of dir's bundled candidates from cuda_runner's result file (BundleResult's JSON):

@@ -81,7 +81,8 @@ TEST(CudaBatchTest, BuiltIntoACheckedBundleAndReadBack) {
   ASSERT_EQ(bundle->entries.size(), 4u);
   for (const runtime::cuda::BundleEntry& e : bundle->entries) {
     EXPECT_TRUE(fs::exists(dir + "/" + e.module)) << e.module;
-    EXPECT_EQ(e.tensors, (std::vector<std::vector<int64_t>>{{16, 77}, {100, 77}, {100}, {16, 100}}));
+    EXPECT_EQ(e.tensors,
+              (std::vector<std::vector<int64_t>>{{16, 77}, {100, 77}, {100}, {16, 100}}));
     EXPECT_EQ(e.inputs.size(), 3u);
     EXPECT_EQ(e.expected, "expected.npy");
   }
@@ -100,11 +101,11 @@ TEST(CudaBatchTest, BuiltIntoACheckedBundleAndReadBack) {
 
   // What cuda_runner would write on the GPU machine: one timed, one wrong, two that faulted.
   runtime::cuda::BundleResult result{.device = "NVIDIA H100", .arch = "sm_90", .entries = {}};
-  result.entries = {{"c0", {2e-6, 3e-6}, "", ""},
-                    {"c1", {}, "output 0 at [0, 3] is 1 but the expected output gives 2",
-                     "wrong_answer"},
-                    {"c2", {}, "launching kernel: an illegal memory access", "runtime"},
-                    {"c3", {}, "an earlier fault", "runtime"}};
+  result.entries = {
+      {"c0", {2e-6, 3e-6}, "", ""},
+      {"c1", {}, "output 0 at [0, 3] is 1 but the expected output gives 2", "wrong_answer"},
+      {"c2", {}, "launching kernel: an illegal memory access", "runtime"},
+      {"c3", {}, "an earlier fault", "runtime"}};
   const std::string result_path = dir + "/results.json";
   std::ofstream(result_path) << runtime::cuda::BundleResultToJson(result);
   absl::StatusOr<std::vector<Record>> records = ReadCudaBatchResults(dir, result_path);
@@ -155,8 +156,7 @@ TEST(CudaBatchTest, Errors) {
   fs::create_directories(dir);
   std::ofstream(dir + "/batch.json") << R"({"format": "something else"})";
   s = ReadCudaBatchResults(dir, dir + "/results.json").status();
-  EXPECT_NE(s.message().find("batch.json: not a tessel-cuda-batch of version 1"),
-            std::string::npos)
+  EXPECT_NE(s.message().find("batch.json: not a tessel-cuda-batch of version 1"), std::string::npos)
       << s;
   s = ReadCudaBatchResults(FreshDir("absent"), "results.json").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;

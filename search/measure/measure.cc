@@ -415,8 +415,8 @@ absl::StatusOr<std::vector<MeasureResult>> Measurer::Build(
   if (configs.empty()) return std::vector<MeasureResult>{};
   absl::StatusOr<target::TargetFacts> facts = s.BuildFacts(task);
   if (!facts.ok()) {
-    return absl::Status(facts.status().code(), absl::StrCat("cannot build ", task.Key(), ": ",
-                                                            facts.status().message()));
+    return absl::Status(facts.status().code(),
+                        absl::StrCat("cannot build ", task.Key(), ": ", facts.status().message()));
   }
   TESSEL_ASSIGN_OR_RETURN(std::vector<Candidate> candidates,
                           s.Prepare(task, configs, *facts, nullptr, libraries));

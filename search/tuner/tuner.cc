@@ -333,7 +333,6 @@ absl::StatusOr<TuneResult> TuningRun::Run(
   return result_;
 }
 
-
 // A tuning run of task, set up (Tune's and ProposeNext's errors before any measurement).
 absl::StatusOr<std::unique_ptr<TuningRun>> StartRun(const Task& task, const TunerOptions& options,
                                                     const MeasureFn& measure, bool append) {
@@ -342,8 +341,8 @@ absl::StatusOr<std::unique_ptr<TuningRun>> StartRun(const Task& task, const Tune
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
   TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback,
                           ops::InstantiateFallback(*t, task.args, facts));
-  auto run = std::make_unique<TuningRun>(task, options, measure, fallback.space,
-                                         fallback.program.flops);
+  auto run =
+      std::make_unique<TuningRun>(task, options, measure, fallback.space, fallback.program.flops);
   TESSEL_RETURN_IF_ERROR(run->Setup(facts, append));
   return run;
 }
@@ -365,8 +364,8 @@ absl::StatusOr<Proposal> ProposeNext(const Task& task, const TunerOptions& optio
   TunerOptions o = options;
   // The whole batch from one plan under the model the log trains.
   o.plan_size = std::max(o.plan_size, count);
-  const MeasureFn never = [](const Task&, const std::vector<Config>&)
-      -> absl::StatusOr<std::vector<MeasureResult>> {
+  const MeasureFn never =
+      [](const Task&, const std::vector<Config>&) -> absl::StatusOr<std::vector<MeasureResult>> {
     TESSEL_CHECK(false) << "ProposeNext measures nothing";
     return std::vector<MeasureResult>{};
   };

@@ -2,6 +2,8 @@
 
 #include <absl/strings/str_cat.h>
 
+#include "compiler/codegen/gpu/launch_limits.h"
+
 namespace tessel::codegen::cuda {
 namespace {
 
@@ -30,6 +32,10 @@ absl::Status CheckKernelLimits(const GeneratedKernel& kernel, const target::GpuF
   if (kernel.shared_bytes > gpu.shared_memory_per_block) {
     return Exceeds(kernel, absl::StrCat(kernel.shared_bytes, " bytes of shared memory per block"),
                    absl::StrCat(gpu.shared_memory_per_block, " bytes"), where);
+  }
+  if (std::optional<std::string> past = gpu::ExtentPastLimit(kernel.launch, gpu)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel '", kernel.signature.signature.name, "': ", *past, " for ", where));
   }
   return absl::OkStatus();
 }

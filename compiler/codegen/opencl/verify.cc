@@ -2,6 +2,8 @@
 
 #include <absl/strings/str_cat.h>
 
+#include "compiler/codegen/gpu/launch_limits.h"
+
 namespace tessel::codegen::opencl {
 
 absl::Status CheckWorkGroupLimits(const c_source::GeneratedKernel& kernel,
@@ -21,6 +23,12 @@ absl::Status CheckWorkGroupLimits(const c_source::GeneratedKernel& kernel,
         "kernel '", name, "': ", kernel.shared_bytes,
         " bytes of local memory per work-group (its \"shared\" buffers) exceed the limit of ",
         gpu.shared_memory_per_block, " bytes for ", where));
+  }
+  if (std::optional<std::string> past = gpu::ExtentPastLimit(launch, gpu)) {
+    return absl::InvalidArgumentError(absl::StrCat("kernel '", name, "': ", *past,
+                                                   " (work-group extents: threadIdx, work-group "
+                                                   "counts: blockIdx) for ",
+                                                   where));
   }
   return absl::OkStatus();
 }

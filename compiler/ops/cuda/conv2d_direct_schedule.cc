@@ -62,9 +62,10 @@ void DefineConv2dDirectSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& 
   space.define_knob("auto_unroll_max_step", {0, 512, 1500});
   space.define_knob("unroll_explicit", {0, 1});
   const int64_t max_threads = gpu.max_threads_per_block;
-  space.AddFilter("threads_per_block", [max_threads](const search::Config& c) {
+  const int64_t max_z = gpu.max_block_extents[2];
+  space.AddFilter("threads_per_block", [max_threads, max_z](const search::Config& c) {
     const Conv2dDirectKnobs k = ReadConv2dDirectKnobs(c);
-    return k.threads() <= max_threads && k.f[2] <= kMaxThreadsZ;
+    return k.threads() <= max_threads && k.f[2] <= max_z;
   });
   const int64_t max_shared = gpu.shared_memory_per_block;
   space.AddFilter("shared_memory", [a, max_shared](const search::Config& c) {
@@ -94,7 +95,7 @@ search::Config Conv2dDirectFallback(const search::ConfigSpace& space, const nn::
     const int64_t ty = LargestDivisorAtMost(oh, std::max<int64_t>(1, 64 / tx));
     const int64_t yi = LargestDivisorAtMost(oh / ty, 2);
     const int64_t tf =
-        LargestDivisorAtMost(group_oc, std::min(kMaxThreadsZ, max_threads / (tx * ty)));
+        LargestDivisorAtMost(group_oc, std::min(gpu.max_block_extents[2], max_threads / (tx * ty)));
     const int64_t fi = LargestDivisorAtMost(group_oc / tf, 8);
     k.x = {ow / tx, 1, tx, 1};
     k.y = {oh / (ty * yi), 1, ty, yi};
@@ -102,7 +103,7 @@ search::Config Conv2dDirectFallback(const search::ConfigSpace& space, const nn::
   } else {
     // One block per group (the one_block_per_group filter): the group's channels on
     // threadIdx.z first, the rest of the threads over columns and rows.
-    const int64_t tf = LargestDivisorAtMost(group_oc, kMaxThreadsZ);
+    const int64_t tf = LargestDivisorAtMost(group_oc, gpu.max_block_extents[2]);
     const int64_t budget = std::max<int64_t>(1, max_threads / tf);
     const int64_t tx = LargestDivisorAtMost(ow, std::min<int64_t>(16, budget));
     const int64_t ty = LargestDivisorAtMost(oh, budget / tx);

@@ -49,8 +49,8 @@ Conv2dDirectKnobs ReadConv2dDirectKnobs(const search::Config& config);
 int64_t Conv2dDirectSharedBytes(const nn::Conv2dAttrs& a, const Conv2dDirectKnobs& k);
 
 // Declares the knobs for `a` and the filters that keep sampling inside `gpu`'s limits: threads
-// per block (and threadIdx.z <= kMaxThreadsZ), shared bytes, outputs per thread; with groups,
-// one block per group (tile_f's block part 1).
+// per block (and threadIdx.z within the GPU's limit), shared bytes, outputs per thread; with
+// groups, one block per group (tile_f's block part 1).
 void DefineConv2dDirectSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& a,
                              const target::GpuFacts& gpu);
 

@@ -139,7 +139,7 @@ TEST(Conv2dDirectGpuTest, FiltersAndFallbackRespectTheLimits) {
       for (const search::Config& c : sample) {
         const Conv2dDirectKnobs k = ReadConv2dDirectKnobs(c);
         EXPECT_LE(k.threads(), facts.gpu->max_threads_per_block) << c.ToString();
-        EXPECT_LE(k.f[2], 64) << c.ToString();
+        EXPECT_LE(k.f[2], facts.gpu->max_block_extents[2]) << c.ToString();
         EXPECT_LE(Conv2dDirectSharedBytes(a, k), facts.gpu->shared_memory_per_block)
             << c.ToString();
       }

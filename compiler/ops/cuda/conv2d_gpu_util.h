@@ -15,11 +15,8 @@
 // and the cooperative copy of a shared-memory tile.
 namespace tessel::ops::cuda {
 
-// CUDA's limit on threadIdx.z (x and y allow 1024); OpenCL devices allow at least 64 too.
-inline constexpr int64_t kMaxThreadsZ = 64;
 // Outputs a thread may accumulate (in registers) in a space's configs: more would spill.
 inline constexpr int64_t kMaxOutputsPerThread = 64;
-
 
 // The largest divisor of n that is at most limit (1 when limit < 1).
 int64_t LargestDivisorAtMost(int64_t n, int64_t limit);

@@ -83,9 +83,10 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
   space.define_knob("auto_unroll_max_step", {0, 256, 1500});
   space.define_knob("unroll_explicit", {0, 1});
   const int64_t max_threads = gpu.max_threads_per_block;
-  space.AddFilter("threads_per_block", [max_threads](const search::Config& c) {
+  const int64_t max_z = gpu.max_block_extents[2];
+  space.AddFilter("threads_per_block", [max_threads, max_z](const search::Config& c) {
     const Knobs k = ReadKnobs(c);
-    return k.threads() <= max_threads && k.c[1] <= kMaxThreadsZ;
+    return k.threads() <= max_threads && k.c[1] <= max_z;
   });
   const int64_t max_shared = gpu.shared_memory_per_block;
   space.AddFilter("shared_memory", [a, max_shared](const search::Config& c) {
@@ -111,7 +112,8 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
   const int64_t tx = LargestDivisorAtMost(ow, std::min<int64_t>(32, max_threads));
   const int64_t yi = LargestDivisorAtMost(oh, 2);
   const int64_t ty = LargestDivisorAtMost(oh / yi, max_threads / tx);
-  const int64_t tc = LargestDivisorAtMost(a.oc, std::min(kMaxThreadsZ, max_threads / (tx * ty)));
+  const int64_t tc =
+      LargestDivisorAtMost(a.oc, std::min(gpu.max_block_extents[2], max_threads / (tx * ty)));
   k.c = {a.oc / tc, tc, 1};
   k.y = {oh / (ty * yi), ty, yi};
   k.x = {ow / tx, tx, 1};

@@ -1,7 +1,6 @@
 #include "compiler/runtime/cuda/bundle.h"
 
 #include <absl/strings/str_cat.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,8 +43,8 @@ absl::Status DescribeGpu(const DriverApi& api, BundleResult& out) {
     return s;
   }
   char name[256] = {};
-  if (absl::Status s = CheckCuda(api, api.cuDeviceGetName(name, sizeof name, device),
-                                 "cuDeviceGetName");
+  if (absl::Status s =
+          CheckCuda(api, api.cuDeviceGetName(name, sizeof name, device), "cuDeviceGetName");
       !s.ok()) {
     return s;
   }
@@ -137,8 +136,7 @@ constexpr int kEntryTimeoutSeconds = 120;
 // Runs `work` in a forked child and returns the text it returned, or why there is none: the child
 // was killed by a signal (a fault of the driver's own), or ran past timeout_seconds (then it is
 // killed).
-absl::StatusOr<std::string> InChild(const std::function<std::string()>& work,
-                                    int timeout_seconds) {
+absl::StatusOr<std::string> InChild(const std::function<std::string()>& work, int timeout_seconds) {
   int fds[2];
   if (pipe(fds) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   std::fflush(nullptr);
@@ -177,12 +175,12 @@ absl::StatusOr<std::string> InChild(const std::function<std::string()>& work,
       return absl::DeadlineExceededError(
           absl::StrCat("did not finish within ", timeout_seconds, " s; its process was killed"));
     }
-    return absl::InternalError(absl::StrCat("its process was killed by signal ", signal, " (",
-                                            strsignal(signal), ")"));
+    return absl::InternalError(
+        absl::StrCat("its process was killed by signal ", signal, " (", strsignal(signal), ")"));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::InternalError(absl::StrCat("its process exited with status ",
-                                            WEXITSTATUS(status)));
+    return absl::InternalError(
+        absl::StrCat("its process exited with status ", WEXITSTATUS(status)));
   }
   return text;
 }
@@ -230,12 +228,12 @@ absl::Status WriteBundle(const std::string& dir, const Bundle& bundle,
     if (absl::Status s = support::MakeDirectories(dir); !s.ok()) return s;
     if (absl::Status s = modules[i].Save(absl::StrCat(dir, "/", e.module)); !s.ok()) return s;
     if (!e.inputs.empty() && e.inputs.size() + 1 != e.tensors.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("bundle '", dir, "': entry '", e.name, "' has ",
-                                                     e.inputs.size(), " input files for ",
+      return absl::InvalidArgumentError(absl::StrCat("bundle '", dir, "': entry '", e.name,
+                                                     "' has ", e.inputs.size(), " input files for ",
                                                      e.tensors.size() - 1, " input tensors"));
     }
-    Json entry = {{"name", e.name},         {"module", e.module}, {"function", e.function},
-                  {"tensors", e.tensors},   {"scalars", e.scalars}, {"flops", e.flops},
+    Json entry = {{"name", e.name},          {"module", e.module},   {"function", e.function},
+                  {"tensors", e.tensors},    {"scalars", e.scalars}, {"flops", e.flops},
                   {"reference", e.reference}};
     if (!e.inputs.empty()) entry["inputs"] = e.inputs;
     if (!e.expected.empty()) {
@@ -268,8 +266,8 @@ absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
   if (!version.ok()) return version.status();
   if (*format != kFormat || *version < 1 || *version > kVersion) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", kFormat, " of version 1 to ",
-                                                   kVersion, " (format '", *format,
-                                                   "', version ", *version, ")"));
+                                                   kVersion, " (format '", *format, "', version ",
+                                                   *version, ")"));
   }
   Bundle b;
   absl::StatusOr<std::string> target = Field<std::string>(j, "target", path);
@@ -282,8 +280,8 @@ absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
   absl::StatusOr<int> repeat = Field<int>(t, "repeat", timer_where);
   absl::StatusOr<double> min_ms = Field<double>(t, "min_repeat_ms", timer_where);
   absl::StatusOr<int> warmup = Field<int>(t, "warmup", timer_where);
-  for (const absl::Status& s : {number.status(), repeat.status(), min_ms.status(),
-                                warmup.status()}) {
+  for (const absl::Status& s :
+       {number.status(), repeat.status(), min_ms.status(), warmup.status()}) {
     if (!s.ok()) return s;
   }
   b.timer = {*number, *repeat, *min_ms, *warmup};
@@ -305,20 +303,19 @@ absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
     absl::StatusOr<std::vector<int64_t>> scalars = Field<std::vector<int64_t>>(e, "scalars", where);
     absl::StatusOr<double> flops = Field<double>(e, "flops", where);
     absl::StatusOr<std::string> reference = Field<std::string>(e, "reference", where);
-    for (const absl::Status& s : {name.status(), module.status(), function.status(),
-                                  tensors.status(), scalars.status(), flops.status(),
-                                  reference.status()}) {
+    for (const absl::Status& s :
+         {name.status(), module.status(), function.status(), tensors.status(), scalars.status(),
+          flops.status(), reference.status()}) {
       if (!s.ok()) return s;
     }
     if (tensors->empty()) return absl::InvalidArgumentError(where + ": no tensors");
-    BundleEntry& entry = b.entries.emplace_back(
-        BundleEntry{.name = *name,
-                    .module = *module,
-                    .function = *function,
-                    .tensors = *tensors,
-                    .scalars = *scalars,
-                    .flops = *flops,
-                    .reference = *reference});
+    BundleEntry& entry = b.entries.emplace_back(BundleEntry{.name = *name,
+                                                            .module = *module,
+                                                            .function = *function,
+                                                            .tensors = *tensors,
+                                                            .scalars = *scalars,
+                                                            .flops = *flops,
+                                                            .reference = *reference});
     if (e.contains("inputs")) {
       absl::StatusOr<std::vector<std::string>> inputs =
           Field<std::vector<std::string>>(e, "inputs", where);
@@ -356,7 +353,8 @@ absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string
         absl::StatusOr<const DriverApi*> api = Driver();
         BundleResult r;
         absl::Status s = api.ok() ? DescribeGpu(**api, r) : api.status();
-        if (!s.ok()) return Json{{"code", static_cast<int>(s.code())}, {"error", s.message()}}.dump();
+        if (!s.ok())
+          return Json{{"code", static_cast<int>(s.code())}, {"error", s.message()}}.dump();
         return Json{{"device", r.device}, {"arch", r.arch}}.dump();
       },
       kEntryTimeoutSeconds);
@@ -387,7 +385,8 @@ absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string
     EntryResult r{.name = entry.name, .seconds = {}, .error = "", .error_kind = ""};
     const Json j = ran.ok() ? Json::parse(*ran, nullptr, /*allow_exceptions=*/false) : Json();
     if (!ran.ok() || !j.is_object()) {
-      r.error = ran.ok() ? "the entry's process wrote no result" : std::string(ran.status().message());
+      r.error =
+          ran.ok() ? "the entry's process wrote no result" : std::string(ran.status().message());
       r.error_kind = "runtime";
     } else if (j.contains("error")) {
       r.error = j.value("error", std::string());
@@ -441,8 +440,8 @@ absl::StatusOr<BundleResult> ReadBundleResult(const std::string& path) {
           e.contains("error_kind") ? Field<std::string>(e, "error_kind", where) : "runtime";
       if (!kind.ok()) return kind.status();
       if (*kind != "runtime" && *kind != "wrong_answer") {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": 'error_kind' is '", *kind, "', not 'runtime' or 'wrong_answer'"));
+        return absl::InvalidArgumentError(absl::StrCat(where, ": 'error_kind' is '", *kind,
+                                                       "', not 'runtime' or 'wrong_answer'"));
       }
       r.error_kind = *kind;
     } else if (r.seconds.empty()) {

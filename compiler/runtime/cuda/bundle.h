@@ -37,7 +37,7 @@ struct BundleEntry {
   double flops = 0;
   std::string reference;
   std::vector<std::string> inputs = {};  // empty: uniform random inputs
-  std::string expected = "";  // empty: not checked there (the arrays go to the checker)
+  std::string expected = "";             // empty: not checked there (the arrays go to the checker)
   double atol = 1e-3;
   double rtol = 1e-3;
 };
@@ -77,9 +77,10 @@ struct BundleResult {
 // (k the tensor's position) for the checker, then the timer (kernel_timer.h). A wrong output is
 // the entry's error and it is not timed. Each entry runs in a process of its own (forked; this
 // one never initializes CUDA), killed after 120 s, so that a kernel that faults (which spoils its
-// CUDA context for good) or never ends is that entry's error and the next ones run as usual. An entry that fails
-// (its module does not load, the kernel faults) is recorded with its error and the others still
-// run; an error return means nothing could run (no driver, no GPU, an unreadable bundle).
+// CUDA context for good) or never ends is that entry's error and the next ones run as usual. An
+// entry that fails (its module does not load, the kernel faults) is recorded with its error and the
+// others still run; an error return means nothing could run (no driver, no GPU, an unreadable
+// bundle).
 absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string& arrays_dir);
 
 // {"device": ..., "arch": ..., "entries": [{"name": ..., "seconds": [...], "error": ...,

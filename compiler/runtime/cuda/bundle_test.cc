@@ -101,7 +101,8 @@ TEST(BundleTest, CheckedEntryWrittenAndReadBack) {
 }
 
 TEST(BundleTest, ResultsWrittenAndReadBack) {
-  BundleResult r{"NVIDIA H100", "sm_90",
+  BundleResult r{"NVIDIA H100",
+                 "sm_90",
                  {{"a", {1e-3, 2e-3}, "", ""},
                   {"b", {}, "output 0 at [1] is 2 but the expected output gives 3", "wrong_answer"},
                   {"c", {}, "launching kernel 'k': an illegal address", "runtime"}}};
@@ -162,8 +163,7 @@ TEST(BundleTest, ReadErrorsNameTheFileAndField) {
   absl::Status s = rewrite("{");
   EXPECT_NE(s.message().find("bundle.json: not JSON"), std::string::npos) << s;
   s = rewrite(R"({"format": "other", "version": 1})");
-  EXPECT_NE(s.message().find("not a tessel-cuda-bundle of version 1 to 2"), std::string::npos)
-      << s;
+  EXPECT_NE(s.message().find("not a tessel-cuda-bundle of version 1 to 2"), std::string::npos) << s;
   s = rewrite(R"({"format": "tessel-cuda-bundle", "version": 1})");
   EXPECT_NE(s.message().find("bundle.json: missing 'target'"), std::string::npos) << s;
   s = rewrite(R"({"format": "tessel-cuda-bundle", "version": 1, "target": "cuda",

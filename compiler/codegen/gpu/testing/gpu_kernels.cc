@@ -27,7 +27,8 @@ absl::StatusOr<GpuKernel> VectorAdd() {
   Var n("n");
   Tensor A = te::placeholder({n}, ir::kFloat32, "A");
   Tensor B = te::placeholder({n}, ir::kFloat32, "B");
-  Tensor C = te::compute({n}, [&](Var i) { return A(i) + B(i); }, "C");
+  Tensor C = te::compute(
+      {n}, [&](Var i) { return A(i) + B(i); }, "C");
   Schedule s = schedule::create_schedule({C.op()});
   TESSEL_ASSIGN_OR_RETURN(auto i, s[C].split(Axes(C)[0], 64));
   TESSEL_RETURN_IF_ERROR(s[C].bind(i.outer, "blockIdx.x"));
@@ -46,8 +47,8 @@ absl::StatusOr<GpuKernel> SharedMatmul() {
   const int n = 256, tile = 64, threads = 16, step = 8;
   GpuKernel g;
   TESSEL_ASSIGN_OR_RETURN(
-      g.func, ops::cuda::MatmulKernel({n, /*cooperative=*/true, tile, threads, step},
-                                      "shared_matmul"));
+      g.func,
+      ops::cuda::MatmulKernel({n, /*cooperative=*/true, tile, threads, step}, "shared_matmul"));
   g.tensor_shapes = {{n, n}, {n, n}, {n, n}};
   g.shared_bytes = 2 * tile * step * 4;
   g.threads = threads * threads;
@@ -58,7 +59,8 @@ absl::StatusOr<GpuKernel> RowSumExp() {
   const int rows = 128, cols = 256;
   Tensor A = te::placeholder({rows, cols}, ir::kFloat32, "A");
   ir::IterVar k = te::reduce_axis({0, cols}, "k");
-  Tensor B = te::compute({rows}, [&](Var i) { return te::sum(ir::exp(A(i, k)), {k}); }, "B");
+  Tensor B = te::compute(
+      {rows}, [&](Var i) { return te::sum(ir::exp(A(i, k)), {k}); }, "B");
   Schedule s = schedule::create_schedule({B.op()});
   TESSEL_ASSIGN_OR_RETURN(auto i, s[B].split(Axes(B)[0], 32));
   TESSEL_RETURN_IF_ERROR(s[B].bind(i.outer, "blockIdx.x"));
@@ -73,7 +75,8 @@ absl::StatusOr<GpuKernel> RowSumExp() {
 absl::StatusOr<GpuKernel> Float4Scale() {
   const int n = 4096;
   Tensor A = te::placeholder({n}, ir::kFloat32, "A");
-  Tensor B = te::compute({n}, [&](Var i) { return A(i) * 2.0f; }, "B");
+  Tensor B = te::compute(
+      {n}, [&](Var i) { return A(i) * 2.0f; }, "B");
   Schedule s = schedule::create_schedule({B.op()});
   TESSEL_ASSIGN_OR_RETURN(auto v, s[B].split(Axes(B)[0], 4));
   TESSEL_ASSIGN_OR_RETURN(auto t, s[B].split(v.outer, 128));
@@ -90,7 +93,8 @@ absl::StatusOr<GpuKernel> Float4Scale() {
 absl::StatusOr<GpuKernel> VthreadAffine() {
   const int n = 64;
   Tensor A = te::placeholder({n, n}, ir::kFloat32, "A");
-  Tensor C = te::compute({n, n}, [&](Var i, Var j) { return A(i, j) * 2.0f + 1.0f; }, "C");
+  Tensor C = te::compute(
+      {n, n}, [&](Var i, Var j) { return A(i, j) * 2.0f + 1.0f; }, "C");
   Schedule s = schedule::create_schedule({C.op()});
   TESSEL_ASSIGN_OR_RETURN(auto i, s[C].split(Axes(C)[0], 32));
   TESSEL_ASSIGN_OR_RETURN(auto v, s[C].split_nparts(i.inner, 2));
@@ -119,14 +123,16 @@ absl::StatusOr<std::vector<GpuKernel>> AllGpuKernels() {
 
 absl::StatusOr<ir::PrimFunc> UnboundLoops() {
   Tensor A = te::placeholder({256}, ir::kFloat32, "A");
-  Tensor B = te::compute({256}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Tensor B = te::compute(
+      {256}, [&](Var i) { return A(i) + 1.0f; }, "B");
   Schedule s = schedule::create_schedule({B.op()});
   return transforms::Lower(s, {A, B}, "unbound");
 }
 
 absl::StatusOr<ir::PrimFunc> TooManyThreads() {
   Tensor A = te::placeholder({8192}, ir::kFloat32, "A");
-  Tensor B = te::compute({8192}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Tensor B = te::compute(
+      {8192}, [&](Var i) { return A(i) + 1.0f; }, "B");
   Schedule s = schedule::create_schedule({B.op()});
   TESSEL_ASSIGN_OR_RETURN(auto i, s[B].split(Axes(B)[0], 2048));
   TESSEL_RETURN_IF_ERROR(s[B].bind(i.outer, "blockIdx.x"));
@@ -134,10 +140,23 @@ absl::StatusOr<ir::PrimFunc> TooManyThreads() {
   return transforms::Lower(s, {A, B}, "too_many_threads");
 }
 
+absl::StatusOr<ir::PrimFunc> BoundTo(int n, int inner, const std::string& block_tag,
+                                     const std::string& thread_tag) {
+  Tensor A = te::placeholder({n}, ir::kFloat32, "A");
+  Tensor B = te::compute(
+      {n}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Schedule s = schedule::create_schedule({B.op()});
+  TESSEL_ASSIGN_OR_RETURN(auto i, s[B].split(Axes(B)[0], inner));
+  TESSEL_RETURN_IF_ERROR(s[B].bind(i.outer, block_tag));
+  TESSEL_RETURN_IF_ERROR(s[B].bind(i.inner, thread_tag));
+  return transforms::Lower(s, {A, B}, "bound_to");
+}
+
 absl::StatusOr<ir::PrimFunc> TooMuchSharedMemory() {
   const int n = 65536, tile = 16384;  // a 64 KiB float tile per block
   Tensor A = te::placeholder({n}, ir::kFloat32, "A");
-  Tensor B = te::compute({n}, [&](Var i) { return A(i) * 3.0f; }, "B");
+  Tensor B = te::compute(
+      {n}, [&](Var i) { return A(i) * 3.0f; }, "B");
   Schedule s = schedule::create_schedule({B.op()});
   TESSEL_ASSIGN_OR_RETURN(Tensor AS, s.cache_read(A, "shared", {B.op()}));
   TESSEL_ASSIGN_OR_RETURN(auto b, s[B].split(Axes(B)[0], tile));
@@ -153,7 +172,8 @@ absl::StatusOr<ir::PrimFunc> TooMuchSharedMemory() {
 absl::StatusOr<GpuKernel> ThreadsPerBlock(int threads) {
   const int n = 8192;
   Tensor A = te::placeholder({n}, ir::kFloat32, "A");
-  Tensor B = te::compute({n}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Tensor B = te::compute(
+      {n}, [&](Var i) { return A(i) + 1.0f; }, "B");
   Schedule s = schedule::create_schedule({B.op()});
   TESSEL_ASSIGN_OR_RETURN(auto i, s[B].split(Axes(B)[0], threads));
   TESSEL_RETURN_IF_ERROR(s[B].bind(i.outer, "blockIdx.x"));
@@ -168,7 +188,8 @@ absl::StatusOr<GpuKernel> ThreadsPerBlock(int threads) {
 absl::StatusOr<GpuKernel> StagedTile(int tile) {
   const int n = 4 * tile, threads = 256;
   Tensor A = te::placeholder({n}, ir::kFloat32, "A");
-  Tensor B = te::compute({n}, [&](Var i) { return A(i) * 3.0f; }, "B");
+  Tensor B = te::compute(
+      {n}, [&](Var i) { return A(i) * 3.0f; }, "B");
   Schedule s = schedule::create_schedule({B.op()});
   TESSEL_ASSIGN_OR_RETURN(Tensor AS, s.cache_read(A, "shared", {B.op()}));
   TESSEL_ASSIGN_OR_RETURN(auto b, s[B].split(Axes(B)[0], tile));

@@ -51,6 +51,10 @@ absl::StatusOr<std::vector<GpuKernel>> AllGpuKernels();
 // per block; one that stages 64 KiB of shared memory per block.
 absl::StatusOr<ir::PrimFunc> UnboundLoops();
 absl::StatusOr<ir::PrimFunc> TooManyThreads();
+// B = A + 1 over n elements, split by `inner`: the outer loop bound to `block_tag`, the inner one
+// to `thread_tag` (for extents past one dimension's limit).
+absl::StatusOr<ir::PrimFunc> BoundTo(int n, int inner, const std::string& block_tag,
+                                     const std::string& thread_tag);
 absl::StatusOr<ir::PrimFunc> TooMuchSharedMemory();
 
 // B[i] = A[i] + 1 for 8192 elements in blocks of `threads` threads (a divisor of 8192), named
