@@ -147,10 +147,11 @@ absl::StatusOr<Tuning> ReadTuning(const CommandArgs& args) {
   return t;
 }
 
-// --bundle and --bundle-size, which go with a cuda target and one operator only.
+// --bundle and --bundle-size, which go with a cuda target (and then the builds' timeout is 60 s
+// unless --timeout says otherwise: NVRTC and ptxas take their time).
 absl::StatusOr<std::optional<GpuBatchTuning>> ReadGpuBatchTuning(const CommandArgs& args,
                                                                  const target::Target& target,
-                                                                 const Tuning& tuning) {
+                                                                 Tuning& tuning) {
   TESSEL_ASSIGN_OR_RETURN(const std::string dir, args.Value("bundle", ""));
   TESSEL_ASSIGN_OR_RETURN(const int64_t size, args.Int("bundle-size", 64));
   if (target.kind() != "cuda") {
@@ -171,7 +172,9 @@ absl::StatusOr<std::optional<GpuBatchTuning>> ReadGpuBatchTuning(const CommandAr
   if (size < 1) {
     return absl::InvalidArgumentError(absl::StrCat("--bundle-size must be >= 1, got ", size));
   }
-  GpuBatchTuning out{.dir = dir, .bundle_size = static_cast<int>(size), .batch = {}};
+  if (args.Values("timeout").empty()) tuning.measure.build.timeout_seconds = 60;
+  GpuBatchTuning out{
+      .dir = dir, .bundle_size = static_cast<int>(size), .transfer = true, .batch = {}};
   out.batch.timer = {.number = 1,
                      .repeat = tuning.measure.run.repeat,
                      .min_repeat_ms = tuning.measure.run.min_repeat_ms,
@@ -224,23 +227,16 @@ absl::StatusOr<search::Task> ReadOperatorTask(const CommandArgs& args,
 
 absl::Status TuneOperator(const CommandArgs& args, const target::Target& target,
                           std::ostream& out) {
-  if (target.kind() != "llvm" && target.kind() != "cuda") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--target ", target.ToString(),
-                     ": the tuner measures on this machine's CPU (llvm) or, "
-                     "for cuda, on a GPU machine through --bundle; not on ",
-                     target.kind(), " devices"));
-  }
   TESSEL_ASSIGN_OR_RETURN(const target::TargetFacts facts, target::DescribeTarget(target));
   TESSEL_ASSIGN_OR_RETURN(search::Task task, ReadOperatorTask(args, facts));
   TESSEL_ASSIGN_OR_RETURN(Tuning tuning, ReadTuning(args));
   const search::TunerOptions& options = tuning.options;
   TESSEL_ASSIGN_OR_RETURN(std::optional<GpuBatchTuning> batches,
                           ReadGpuBatchTuning(args, target, tuning));
-  if (batches && args.Values("timeout").empty()) tuning.measure.build.timeout_seconds = 60;
   TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(tuning.measure));
   if (batches) {
-    return TuneOnGpuBatches(task, options, measurer, tuning.measure.reference, *batches, out);
+    return TuneOnGpuBatches({{.task = task, .label = task.template_name}}, options, measurer,
+                            tuning.measure.reference, *batches, out);
   }
 
   search::ProgressLine progress(
@@ -338,22 +334,9 @@ absl::Status TuneModel(const CommandArgs& args, const target::Target& target, st
     return absl::OkStatus();
   }
 
-  for (const char* flag : {"bundle", "bundle-size"}) {
-    if (!args.Values(flag).empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", flag,
-                       " goes with one operator: tune a model's tasks for a GPU one at a time "
-                       "(--template T --args A, from --list-tasks)"));
-    }
-  }
-  if (target.kind() != "llvm") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--target ", target.ToString(),
-        ": a model's tasks are tuned here only for this "
-        "machine's CPU; for a GPU tune them one at a time (--template T --args A, from "
-        "--list-tasks; cuda with --bundle DIR)"));
-  }
   TESSEL_ASSIGN_OR_RETURN(Tuning tuning, ReadTuning(args));
+  TESSEL_ASSIGN_OR_RETURN(std::optional<GpuBatchTuning> batches,
+                          ReadGpuBatchTuning(args, target, tuning));
   std::vector<search::Task> list;
   std::vector<std::string> labels;
   const bool subset = chosen.size() != tasks.size();
@@ -362,6 +345,16 @@ absl::Status TuneModel(const CommandArgs& args, const target::Target& target, st
     labels.push_back(absl::StrCat(subset ? absl::StrCat("#", i, " ") : "",
                                   tasks[i].task.template_name, " (", NodesText(tasks[i].nodes),
                                   ")"));
+  }
+  if (batches) {
+    batches->transfer = !args.Switch("no-transfer");
+    TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(tuning.measure));
+    std::vector<GpuBatchTask> batch_tasks;
+    for (size_t i = 0; i < list.size(); ++i) {
+      batch_tasks.push_back({.task = list[i], .label = labels[i]});
+    }
+    return TuneOnGpuBatches(batch_tasks, tuning.options, measurer, tuning.measure.reference,
+                            *batches, out);
   }
   TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(tuning.measure));
   search::TuneTasksOptions options{.tuner = tuning.options,
@@ -400,6 +393,13 @@ absl::Status TuneCommand(std::span<const std::string> arg_words, std::ostream& o
   }
   if (!target.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--target: ", target.status().message()));
+  }
+  if (target->kind() != "llvm" && target->kind() != "cuda" && !args.Switch("list-tasks")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--target ", target->ToString(),
+                     ": the tuner measures on this machine's CPU (llvm) or, "
+                     "for cuda, on a GPU machine through --bundle; not on ",
+                     target->kind(), " devices"));
   }
   TESSEL_ASSIGN_OR_RETURN(const bool model, NamesAModel(args));
   return model ? TuneModel(args, *target, out) : TuneOperator(args, *target, out);

@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -28,6 +29,17 @@ absl::StatusOr<std::set<std::string>> LoggedConfigs(const std::string& log,
   return seen;
 }
 
+// Whether the log holds records of a task of task's template other than task (the prior a
+// model's later tasks start from, as search::TuneTasks gives it).
+absl::StatusOr<bool> HoldsAnotherOf(const std::string& log, const search::Task& task) {
+  if (!fs::exists(log)) return false;
+  TESSEL_ASSIGN_OR_RETURN(std::vector<search::Record> records, search::ReadLog(log));
+  const std::string key = task.Key();
+  return std::any_of(records.begin(), records.end(), [&](const search::Record& r) {
+    return r.task.template_name == task.template_name && r.task.Key() != key;
+  });
+}
+
 // "3 device_compile, 1 instantiation".
 std::string ErrorCounts(const std::vector<search::Record>& records) {
   std::map<std::string, int> counts;
@@ -40,7 +52,7 @@ std::string ErrorCounts(const std::vector<search::Record>& records) {
 
 // Reads DIR's measured batch into the log (records the log has already are skipped, so reading a
 // batch twice adds nothing) and removes DIR. Nothing to do when DIR does not exist.
-absl::Status AbsorbMeasuredBatch(const search::Task& task, const std::string& log,
+absl::Status AbsorbMeasuredBatch(const std::vector<GpuBatchTask>& tasks, const std::string& log,
                                  const std::string& dir, std::ostream& out) {
   if (!fs::exists(dir)) return absl::OkStatus();
   const std::string result_path = dir + "/results.json";
@@ -58,12 +70,17 @@ absl::Status AbsorbMeasuredBatch(const search::Task& task, const std::string& lo
   }
   TESSEL_ASSIGN_OR_RETURN(std::vector<search::Record> records,
                           search::ReadCudaBatchResults(dir, result_path));
-  if (!records.empty() && records.front().task.Key() != task.Key()) {
-    return absl::InvalidArgumentError(absl::StrCat("--bundle '", dir, "' is a batch of ",
-                                                   records.front().task.Key(), ", not of ",
-                                                   task.Key()));
+  if (records.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--bundle '", dir, "' is an empty batch"));
   }
-  TESSEL_ASSIGN_OR_RETURN(std::set<std::string> seen, LoggedConfigs(log, task.Key()));
+  const std::string key = records.front().task.Key();
+  if (std::none_of(tasks.begin(), tasks.end(),
+                   [&](const GpuBatchTask& t) { return t.task.Key() == key; })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--bundle '", dir, "' is a batch of ", key, ", not of ",
+                     tasks.size() == 1 ? tasks.front().task.Key() : "a task of this model"));
+  }
+  TESSEL_ASSIGN_OR_RETURN(std::set<std::string> seen, LoggedConfigs(log, key));
   std::vector<search::Record> fresh;
   for (search::Record& r : records) {
     if (!seen.contains(r.config.dump())) fresh.push_back(std::move(r));
@@ -103,52 +120,69 @@ void PrintBest(const search::TuneResult& so_far, std::ostream& out) {
 
 }  // namespace
 
-absl::Status TuneOnGpuBatches(const search::Task& task, const search::TunerOptions& options,
-                              search::Measurer& measurer, const search::ReferenceFn& reference,
-                              const GpuBatchTuning& tuning, std::ostream& out) {
-  TESSEL_RETURN_IF_ERROR(AbsorbMeasuredBatch(task, options.log_path, tuning.dir, out));
-  out << absl::StrFormat("task     %s\n", task.Key());
-  // A batch whose every candidate is refused here teaches the model nothing it can wait for: the
-  // next one is proposed at once.
-  while (true) {
-    TESSEL_ASSIGN_OR_RETURN(search::Proposal proposal,
-                            search::ProposeNext(task, options, tuning.bundle_size));
-    const search::TuneResult& so_far = proposal.so_far;
-    if (proposal.configs.empty()) {
-      out << absl::StrFormat("trials   %d of %d in %s (%d failed); tuning is over: %s\n",
-                             so_far.trials, options.trials, options.log_path, so_far.errors,
-                             so_far.stop_reason);
+absl::Status TuneOnGpuBatches(const std::vector<GpuBatchTask>& tasks,
+                              const search::TunerOptions& options, search::Measurer& measurer,
+                              const search::ReferenceFn& reference, const GpuBatchTuning& tuning,
+                              std::ostream& out) {
+  TESSEL_RETURN_IF_ERROR(AbsorbMeasuredBatch(tasks, options.log_path, tuning.dir, out));
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const search::Task& task = tasks[i].task;
+    const std::string label =
+        tasks.size() == 1 ? task.Key()
+                          : absl::StrCat("[", i + 1, "/", tasks.size(), "] ", tasks[i].label);
+    search::TunerOptions task_options = options;
+    if (tasks.size() > 1 && tuning.transfer && !options.cost_model.empty()) {
+      TESSEL_ASSIGN_OR_RETURN(const bool prior, HoldsAnotherOf(options.log_path, task));
+      if (prior) task_options.transfer_from.push_back(options.log_path);
+    }
+    // A batch whose every candidate is refused here teaches the model nothing it can wait for:
+    // the next one is proposed at once.
+    while (true) {
+      TESSEL_ASSIGN_OR_RETURN(search::Proposal proposal,
+                              search::ProposeNext(task, task_options, tuning.bundle_size));
+      const search::TuneResult& so_far = proposal.so_far;
+      if (proposal.configs.empty()) {
+        out << absl::StrFormat("task     %s\n", label);
+        out << absl::StrFormat("trials   %d of %d in %s (%d failed); tuning is over: %s\n",
+                               so_far.trials, options.trials, options.log_path, so_far.errors,
+                               so_far.stop_reason);
+        PrintBest(so_far, out);
+        break;
+      }
+      TESSEL_ASSIGN_OR_RETURN(search::WrittenBatch written,
+                              search::WriteCudaBatch(tuning.dir, task, proposal.configs, measurer,
+                                                     reference, tuning.batch));
+      TESSEL_ASSIGN_OR_RETURN(search::LogWriter writer, search::LogWriter::Open(options.log_path));
+      TESSEL_RETURN_IF_ERROR(writer.Append(written.failed));
+      if (written.bundled == 0) {
+        std::error_code ec;
+        fs::remove_all(tuning.dir, ec);
+        continue;
+      }
+      out << absl::StrFormat("task     %s\n", label);
+      out << absl::StrFormat("trials   %d of %d in %s (%d failed)\n",
+                             so_far.trials + written.failed.size(), options.trials,
+                             options.log_path, so_far.errors + written.failed.size());
       PrintBest(so_far, out);
+      out << absl::StrFormat(
+          "batch    %d configs: %d refused here%s and logged, %d in %s\n", proposal.configs.size(),
+          written.failed.size(),
+          written.failed.empty() ? "" : absl::StrCat(" (", ErrorCounts(written.failed), ")"),
+          written.bundled, tuning.dir);
+      out << "next     measure it on the GPU machine (experiments/gpu/README.md):\n"
+          << "           experiments/gpu/stage.sh " << tuning.dir << " gpu_stage\n"
+          << "           there: LD_LIBRARY_PATH=gpu_stage/lib gpu_stage/bin/cuda_runner "
+             "gpu_stage/bundle results.json arrays\n"
+          << "         put results.json in " << tuning.dir
+          << "/ and run this command again for the next batch\n";
       return absl::OkStatus();
     }
-    TESSEL_ASSIGN_OR_RETURN(search::WrittenBatch written,
-                            search::WriteCudaBatch(tuning.dir, task, proposal.configs, measurer,
-                                                   reference, tuning.batch));
-    TESSEL_ASSIGN_OR_RETURN(search::LogWriter writer, search::LogWriter::Open(options.log_path));
-    TESSEL_RETURN_IF_ERROR(writer.Append(written.failed));
-    out << absl::StrFormat("trials   %d of %d in %s (%d failed)\n",
-                           so_far.trials + written.failed.size(), options.trials, options.log_path,
-                           so_far.errors + written.failed.size());
-    PrintBest(so_far, out);
-    out << absl::StrFormat(
-        "batch    %d configs: %d refused here%s and logged, %d in %s\n", proposal.configs.size(),
-        written.failed.size(),
-        written.failed.empty() ? "" : absl::StrCat(" (", ErrorCounts(written.failed), ")"),
-        written.bundled, tuning.dir);
-    if (written.bundled == 0) {
-      std::error_code ec;
-      fs::remove_all(tuning.dir, ec);
-      continue;
-    }
-    out << "next     measure it on the GPU machine (experiments/gpu/README.md):\n"
-        << "           experiments/gpu/stage.sh " << tuning.dir << " gpu_stage\n"
-        << "           there: LD_LIBRARY_PATH=gpu_stage/lib gpu_stage/bin/cuda_runner "
-           "gpu_stage/bundle "
-           "results.json arrays\n"
-        << "         put results.json in " << tuning.dir
-        << "/ and run this command again for the next batch\n";
-    return absl::OkStatus();
   }
+  if (tasks.size() > 1) {
+    out << "every task is tuned; `tessel compile --target " << tasks.front().task.target.ToString()
+        << " --log " << options.log_path << "` uses each task's best config\n";
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tessel::cli

@@ -113,6 +113,41 @@ TEST(TuneGpuBatchesTest, BatchesUntilTheBudget) {
   EXPECT_NE(o.err.find("is a batch of dense.gpu|"), std::string::npos) << o.err;
 }
 
+// A model's tasks one after another: the first task's batches until its budget, then the next's,
+// which starts from the first's records where the template is the same.
+TEST(TuneGpuBatchesTest, AModelsTasksInTurn) {
+#ifdef TESSEL_CUDA_MISSING
+  GTEST_SKIP() << "no CUDA toolkit: " << TESSEL_CUDA_MISSING;
+#endif
+  const std::string dir = TempPath("model_batch");
+  const std::string log = TempPath("dqn_cuda.jsonl");
+  const std::vector<std::string> tune = {"tune",
+                                         "--workload",
+                                         "dqn",
+                                         "--target",
+                                         "cuda -arch=sm_90",
+                                         "--bundle",
+                                         dir,
+                                         "--bundle-size",
+                                         "3",
+                                         "--trials",
+                                         "3",
+                                         "--log",
+                                         log};
+  Outcome o = RunTessel(tune);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("task     [1/"), std::string::npos) << o.out;
+  WriteResults(dir, "");
+  o = RunTessel(tune);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("read 3 results of " + dir), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("trials   3 of 3 in " + log + " (0 failed); tuning is over: budget"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("task     [2/"), std::string::npos) << o.out;
+  EXPECT_EQ(LogSize(log), 3u);
+}
+
 TEST(TuneGpuBatchesTest, UserErrors) {
   const std::string dir = TempPath("never");
   const std::string log = TempPath("never.jsonl");
@@ -130,10 +165,9 @@ TEST(TuneGpuBatchesTest, UserErrors) {
   std::vector<std::string> size = Tune(dir, log);
   size[10] = "0";
   expect_error(size, "--bundle-size must be >= 1");
-  expect_error({"tune", "--workload", "dqn", "--target", "cuda", "--bundle", dir, "--log", log},
-               "--bundle goes with one operator");
-  expect_error({"tune", "--workload", "dqn", "--target", "cuda", "--log", log},
-               "for a GPU tune them one at a time");
+  expect_error({"tune", "--workload", "dqn", "--target", "cuda", "--log", log}, "add --bundle DIR");
+  expect_error({"tune", "--workload", "dqn", "--target", "opencl", "--log", log},
+               "not on opencl devices");
   fs::create_directories(dir);
   expect_error(Tune(dir, log), "exists and is not a batch");
   EXPECT_FALSE(fs::exists(log));
