@@ -14,6 +14,7 @@
 #include "compiler/runtime/cuda/bundle.h"
 #include "compiler/runtime/npy.h"
 #include "compiler/target/target_facts.h"
+#include "search/measure/testing/some_configs.h"
 #include "search/measure/testing/test_paths.h"
 #include "search/measure/torch_reference.h"
 #include "search/space/config_space.h"
@@ -47,25 +48,12 @@ Measurer MakeMeasurer() {
   return *std::move(m);
 }
 
-// The fallback and n sampled configs of the task's space.
-std::vector<Config> SomeConfigs(const Task& task, int n) {
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
-  EXPECT_TRUE(facts.ok()) << facts.status();
-  absl::StatusOr<ConfigSpace> space = Space(task, *facts);
-  EXPECT_TRUE(space.ok()) << space.status();
-  absl::StatusOr<const ops::Template*> t = ops::FindTemplate(task.template_name);
-  std::vector<Config> configs = {(*t)->fallback(*space, task.args, *facts)};
-  std::mt19937_64 rng(3);
-  for (const Config& c : space->SampleUnique(n, rng, {configs[0].index()})) configs.push_back(c);
-  return configs;
-}
-
 TEST(CudaBatchTest, BuiltIntoACheckedBundleAndReadBack) {
 #ifdef TESSEL_CUDA_MISSING
   GTEST_SKIP() << "no CUDA toolkit: " << TESSEL_CUDA_MISSING;
 #endif
   const Task task = DenseTask();
-  const std::vector<Config> configs = SomeConfigs(task, 3);
+  const std::vector<Config> configs = testing::SomeConfigs(task, 3, 3);
   Measurer measurer = MakeMeasurer();
   const std::string dir = FreshDir("batch");
   absl::StatusOr<WrittenBatch> written =

@@ -10,6 +10,7 @@
 
 #include "compiler/ops/template.h"
 #include "compiler/target/target_facts.h"
+#include "search/measure/testing/some_configs.h"
 #include "search/measure/testing/test_paths.h"
 #include "search/measure/torch_reference.h"
 #include "search/space/config_space.h"
@@ -31,19 +32,6 @@ MeasureOptions Options() {
   o.run.timeout_seconds = 60;
   o.run.repeat = 3;
   return o;
-}
-
-// The fallback config and n distinct sampled ones (seeded).
-std::vector<Config> SomeConfigs(const Task& task, int n) {
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
-  EXPECT_TRUE(facts.ok()) << facts.status();
-  absl::StatusOr<ConfigSpace> space = Space(task, *facts);
-  EXPECT_TRUE(space.ok()) << space.status();
-  absl::StatusOr<const ops::Template*> t = ops::FindTemplate(task.template_name);
-  std::vector<Config> configs = {(*t)->fallback(*space, task.args, *facts)};
-  std::mt19937_64 rng(7);
-  for (const Config& c : space->SampleUnique(n, rng, {configs[0].index()})) configs.push_back(c);
-  return configs;
 }
 
 void ExpectMeasured(const std::vector<MeasureResult>& results, size_t count, int repeat) {
@@ -78,7 +66,7 @@ TEST(MeasureTest, Conv2dNchwcConfigsAreCorrectAndTimed) {
                    {"kw", 3},
                    {"pad", {1, 1, 1, 1}}},
                   kTarget};
-  const std::vector<Config> configs = SomeConfigs(task, 3);
+  const std::vector<Config> configs = testing::SomeConfigs(task, 3);
   absl::StatusOr<Measurer> m = Measurer::Create(Options());
   ASSERT_TRUE(m.ok()) << m.status();
   absl::StatusOr<std::vector<MeasureResult>> results = m->Measure(task, configs);
@@ -88,7 +76,7 @@ TEST(MeasureTest, Conv2dNchwcConfigsAreCorrectAndTimed) {
 
 TEST(MeasureTest, DenseConfigsAreCorrectAndTheWorkDirIsLeftClean) {
   const Task task{"dense_pack.x86", {{"m", 8}, {"n", 64}, {"k", 64}}, kTarget};
-  const std::vector<Config> configs = SomeConfigs(task, 2);
+  const std::vector<Config> configs = testing::SomeConfigs(task, 2);
   MeasureOptions o = Options();
   o.work_dir = std::string(std::getenv("TEST_TMPDIR")) + "/dense_work";
   o.run.repeat = 2;
@@ -111,7 +99,7 @@ TEST(MeasureTest, DenseConfigsAreCorrectAndTheWorkDirIsLeftClean) {
 
 TEST(MeasureTest, MinRepeatMsGrowsTheNumberOfCalls) {
   const Task task{"relu.x86", {{"shape", {4096}}}, kTarget};
-  const std::vector<Config> configs = SomeConfigs(task, 0);
+  const std::vector<Config> configs = testing::SomeConfigs(task, 0);
   MeasureOptions o = Options();
   o.run.repeat = 3;
   o.run.min_repeat_ms = 0;
@@ -138,7 +126,7 @@ TEST(MeasureTest, MinRepeatMsGrowsTheNumberOfCalls) {
 TEST(MeasureTest, CacheFlushMakesAMemoryBoundCallSlower) {
   // 1 MiB in and out: in the caches after a call, in memory after a flush.
   const Task task{"relu.x86", {{"shape", {1 << 18}}}, kTarget};
-  const std::vector<Config> configs = SomeConfigs(task, 0);
+  const std::vector<Config> configs = testing::SomeConfigs(task, 0);
   MeasureOptions o = Options();
   o.run.threads = 1;
   o.run.number = 2;
