@@ -44,9 +44,13 @@ std::vector<EnclosingLoop> EnclosingLoops(const StageNode& stage) {
 }
 
 // Whether a stage stored in `scope` is shared among the threads of loops tagged `tag`, so that
-// its region must cover all of them.
+// its region must cover all of them. Virtual threads share the block's shared memory as its
+// threads do (one tile fetched for all of them, not one per virtual thread: the virtual thread
+// injection keeps a buffer whole when no virtual thread writes it differently); each has its own
+// registers ("local").
 bool RelaxThread(const std::string& scope, const std::string& tag) {
-  if (tag.empty() || tag == "vthread") return false;
+  if (tag.empty()) return false;
+  if (tag == "vthread") return scope != "local";
   const bool block = tag.rfind("blockIdx", 0) == 0;
   if (scope == "local") return false;
   if (scope == "shared") return !block;

@@ -40,6 +40,32 @@ TEST_P(VirtualThreadTest, TwoVthreadsInterleaveInsideTheReductionLoop) {
 )");
 }
 
+// A shared tile read alike by every vthread is fetched once, into one buffer the size of the
+// block's tile, not one copy per vthread (bound.cc relaxes shared stages over vthreads; the
+// injection keeps buffers that no vthread writes differently whole).
+TEST_P(VirtualThreadTest, SharedTileIsFetchedOnceForAllVthreads) {
+  testing::Matmul w = testing::MakeMatmul(8, 4, 4);
+  Schedule s = create_schedule({w.C.op()});
+  absl::StatusOr<te::Tensor> shared = s.cache_read(w.B, "shared", {w.C.op()});
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  auto i = s[w.C].split_nparts(w.C.op().as<te::ComputeOpNode>()->axis[0], 2);
+  ASSERT_TRUE(i.ok());
+  ASSERT_TRUE(s[w.C].bind(i->outer, "vthread").ok());
+  ASSERT_TRUE(s[*shared].compute_at(s[w.C], i->inner).ok());
+  absl::Status same = testing::CheckAgainstUnscheduled(s, w.args, 2, 11, GetParam());
+  EXPECT_TRUE(same.ok()) << same;
+
+  absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, w.args, "matmul");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = ir::ToString(*f);
+  EXPECT_NE(text.find("allocate B.shared: float32[16] scope \"shared\""), std::string::npos)
+      << text;
+  const std::string copy = "B.shared[((i * 4) + j)] = B[((i * 4) + j)]";
+  const size_t first = text.find(copy);
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find(copy, first + 1), std::string::npos) << "fetched twice:\n" << text;
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, VirtualThreadTest, ::testing::ValuesIn(testing::AllBackends()),
                          testing::BackendParamName());
 

@@ -8,6 +8,7 @@
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/support/check.h"
 #include "compiler/transforms/renew_defs.h"
 #include "compiler/transforms/uses_var.h"
@@ -22,6 +23,52 @@ struct ThreadBuffer {
 };
 
 using ThreadBuffers = std::unordered_map<const ir::VarNode*, ThreadBuffer>;
+
+// The buffers whose contents differ between virtual threads: those with a store that depends on
+// `depends` (the thread index, lets of it, buffers already widened), directly, through another
+// such buffer, or under a loop range, condition or let that does. Found to a fixed point; the
+// result holds `depends` too.
+class DependentStores : public ir::IRVisitor {
+ public:
+  static VarSet Find(const ir::Stmt& s, VarSet depends) {
+    while (true) {
+      DependentStores finder(depends);
+      finder.VisitStmt(s);
+      if (!finder.changed_) return depends;
+      depends = std::move(finder.vars_);
+    }
+  }
+
+ protected:
+  void Visit_(const ir::ForNode* op) override {
+    if (UsesVar(op->min, vars_) || UsesVar(op->extent, vars_)) Add(op->loop_var.get());
+    ir::IRVisitor::Visit_(op);
+  }
+  void Visit_(const ir::LetStmtNode* op) override {
+    if (UsesVar(op->value, vars_)) Add(op->var.get());
+    ir::IRVisitor::Visit_(op);
+  }
+  void Visit_(const ir::IfThenElseNode* op) override {
+    const bool dependent = UsesVar(op->condition, vars_);
+    dependent_context_ += dependent;
+    ir::IRVisitor::Visit_(op);
+    dependent_context_ -= dependent;
+  }
+  void Visit_(const ir::BufferStoreNode* op) override {
+    bool dependent = dependent_context_ > 0 || UsesVar(op->value, vars_);
+    for (const ir::Expr& index : op->indices) dependent = dependent || UsesVar(index, vars_);
+    if (dependent) Add(op->buffer->data.get());
+    ir::IRVisitor::Visit_(op);
+  }
+
+ private:
+  explicit DependentStores(VarSet vars) : vars_(std::move(vars)) {}
+  void Add(const ir::VarNode* v) { changed_ = vars_.insert(v).second || changed_; }
+
+  VarSet vars_;
+  int dependent_context_ = 0;
+  bool changed_ = false;
+};
 
 // Redirects the accesses of per-thread buffers to thread t's slice of their wide buffer.
 class SliceAccesses : public ir::IRMutator {
@@ -97,6 +144,11 @@ class Interleaver {
         const auto* op = s.as<ir::AllocateNode>();
         const ir::VarNode* data = op->buffer->data.get();
         if (Depends(op->buffer->shape[0]) || DataEscapes(op->body, data)) break;
+        // A buffer every virtual thread fills alike (a shared tile fetched for all of them)
+        // stays one buffer; the statements that fill it then run once.
+        if (!DependentStores::Find(op->body, depends_).count(data)) {
+          return ir::Allocate(op->buffer, Run(op->body));
+        }
         ir::Expr slice = op->buffer->shape[0];
         ir::Buffer wide = op->buffer.WithShape({slice * threads_}, {});
         buffers_[data] = {wide, slice};

@@ -25,9 +25,9 @@
 // copies the input window and the weights it reads into "shared" memory, all the block's
 // threads together (the copy's axes fused, consecutive elements on consecutive threadIdx.x);
 // then the inner steps read them from there. The padded (or zero-inserted) input is inlined
-// into that copy. Bound inference (compiler/schedule/bound.cc) does not widen a shared stage over
-// vthreads, so each vthread fetches (and holds in shared memory) its own window: shared bytes
-// and the filters below count the vthreads.
+// into that copy. Bound inference (compiler/schedule/bound.cc) widens a shared stage over the
+// vthreads as over the threads, so the block fetches one window and one weight tile for all its
+// vthreads (neighbouring vthreads' windows overlap) and holds them once in shared memory.
 namespace tessel::ops::cuda {
 
 // A config's knob values.
@@ -44,8 +44,8 @@ struct Conv2dDirectKnobs {
 
 Conv2dDirectKnobs ReadConv2dDirectKnobs(const search::Config& config);
 
-// Bytes of shared memory a config's kernel allocates for convolution `a` (its input window and
-// weight tiles, per vthread).
+// Bytes of shared memory a config's kernel allocates for convolution `a` (the block's input
+// window and weight tile).
 int64_t Conv2dDirectSharedBytes(const nn::Conv2dAttrs& a, const Conv2dDirectKnobs& k);
 
 // Declares the knobs for `a` and the filters that keep sampling inside `gpu`'s limits: threads
@@ -56,9 +56,9 @@ void DefineConv2dDirectSpace(search::ConfigSpace& space, const nn::Conv2dAttrs& 
 
 // A valid config for `gpu`: about 64-256 threads (columns on threadIdx.x, rows on y, channels
 // on z), up to 8 channels x 2 rows per thread (with groups: the group's channels over up to 64
-// threads on z, the other threads over columns and rows), no vthreads (each would fetch its own
-// copy of the input window, see above), rc in steps of up to 8 with the whole kernel window per
-// step, shrunk until the shared tiles fit; unrolled up to 512 steps, expanded.
+// threads on z, the other threads over columns and rows), no vthreads, rc in steps of up to 8 with
+// the whole kernel window per step, shrunk until the shared tiles fit; unrolled up to 512 steps,
+// expanded.
 search::Config Conv2dDirectFallback(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
                                     const target::GpuFacts& gpu);
 
