@@ -1,17 +1,18 @@
 #include "compiler/graph/onnx/onnx_checks.h"
 
 #include <absl/strings/str_cat.h>
+#include <absl/synchronization/mutex.h>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
-#include <absl/synchronization/mutex.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 
@@ -65,9 +66,17 @@ bool WriteAll(int fd, const char* data, size_t size) {
   return true;
 }
 
-bool ReadAll(int fd, char* data, size_t size) {
+// With a positive timeout_ms, fails (and sets *timed_out) when no byte arrives for that long.
+bool ReadAll(int fd, char* data, size_t size, int timeout_ms = 0, bool* timed_out = nullptr) {
   size_t done = 0;
   while (done < size) {
+    if (timeout_ms > 0) {
+      pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+      const int ready = poll(&p, 1, timeout_ms);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0 && timed_out != nullptr) *timed_out = true;
+      if (ready <= 0) return false;
+    }
     const ssize_t n = read(fd, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
@@ -82,11 +91,13 @@ bool WriteMessage(int fd, const std::string& message) {
          WriteAll(fd, message.data(), message.size());
 }
 
-bool ReadMessage(int fd, std::string* message) {
+bool ReadMessage(int fd, std::string* message, int timeout_ms = 0, bool* timed_out = nullptr) {
   uint64_t size = 0;
-  if (!ReadAll(fd, reinterpret_cast<char*>(&size), sizeof(size))) return false;
+  if (!ReadAll(fd, reinterpret_cast<char*>(&size), sizeof(size), timeout_ms, timed_out)) {
+    return false;
+  }
   message->resize(size);
-  return ReadAll(fd, message->data(), size);
+  return ReadAll(fd, message->data(), size, timeout_ms, timed_out);
 }
 
 // A child's start: a crash must end it quietly instead of running the parent's handlers (a
@@ -170,6 +181,9 @@ absl::Status CheckInForkedChild(::onnx::ModelProto& model, const std::string& wh
   return Apply(reply, model, what);
 }
 
+// How long the helper may take to answer (it checks models under kMaxSentBytes).
+constexpr int kHelperTimeoutMs = 10000;
+
 // The helper: forked on first use and again after it dies; one request at a time.
 struct Helper {
   absl::Mutex mu;
@@ -206,11 +220,17 @@ absl::Status CheckInHelper(::onnx::ModelProto& model, const std::string& what) {
     h.fd = fds[0];
   }
   std::string reply;
-  if (!WriteMessage(h.fd, request) || !ReadMessage(h.fd, &reply)) {
-    // The helper died on this model: report it, and fork a new one next time.
+  bool timed_out = false;
+  if (!WriteMessage(h.fd, request) || !ReadMessage(h.fd, &reply, kHelperTimeoutMs, &timed_out)) {
+    // The helper died on this model: report it, and fork a new one next time. One that does not
+    // answer is killed, and this model checked in a child forked for it: a small model's checks
+    // take milliseconds, so the helper is stuck (a fork of a process with threads can inherit a
+    // lock that no thread of the child will release), not the model slow.
+    if (timed_out) kill(h.pid, SIGKILL);
     close(h.fd);
     const int status = Reap(h.pid);
     h.pid = h.fd = -1;
+    if (timed_out) return CheckInForkedChild(model, what);
     return Crashed(what, status);
   }
   return Apply(reply, model, what);
