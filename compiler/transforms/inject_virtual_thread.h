@@ -25,9 +25,12 @@
 //   of its body, so the loads of one thread sit next to the compute of the other;
 // - a LetStmt or AssertStmt whose value depends on the thread becomes n nested ones (one per
 //   thread, each binding a fresh variable) around its interleaved body;
-// - an Allocate of size N whose body depends on the thread becomes one Allocate (same data
-//   variable) of N * n elements; thread t uses elements [t * N, (t + 1) * N), its accesses
-//   indexed t * N + index;
+// - an Allocate of size N that some thread fills differently (a store into it depends on the
+//   thread, directly, through another such buffer, or under a loop range, condition or let that
+//   does) becomes one Allocate (same data variable) of N * n elements; thread t uses elements
+//   [t * N, (t + 1) * N), its accesses indexed t * N + index. One that every thread fills alike
+//   (a shared tile relaxed over the vthreads by bound inference) stays one buffer of N, and the
+//   statements that fill it run once;
 // - any other statement that depends on the thread (a store, an Evaluate, a loop with
 //   thread-dependent bounds, an Allocate of thread-dependent size or whose data is passed to a
 //   call) becomes its n copies in thread order.
