@@ -95,4 +95,28 @@ void AppendTailInputs(OpProgram& p, const OutputTail& tail) {
   }
 }
 
+Template TailFusingTemplate(
+    std::string name, std::string op, std::string summary, decltype(Template::space) space,
+    decltype(Template::fallback) fallback,
+    std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&,
+                                            const target::TargetFacts&, const OutputTail*)>
+        instantiate) {
+  Template t;
+  t.name = std::move(name);
+  t.op = std::move(op);
+  t.summary = std::move(summary);
+  t.space = std::move(space);
+  t.fallback = std::move(fallback);
+  t.instantiate = [instantiate](const search::Config& config, const OpArgs& args,
+                                const target::TargetFacts& facts) {
+    return instantiate(config, args, facts, nullptr);
+  };
+  t.instantiate_with_tail = [instantiate](const search::Config& config, const OpArgs& args,
+                                          const target::TargetFacts& facts,
+                                          const OutputTail& tail) {
+    return instantiate(config, args, facts, &tail);
+  };
+  return t;
+}
+
 }  // namespace tessel::ops

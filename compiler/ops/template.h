@@ -91,6 +91,15 @@ struct Template {
       channel_blocks = nullptr;
 };
 
+// A template whose instantiate and instantiate_with_tail are one function, given no tail
+// (nullptr) or the tail.
+Template TailFusingTemplate(
+    std::string name, std::string op, std::string summary, decltype(Template::space) space,
+    decltype(Template::fallback) fallback,
+    std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&,
+                                            const target::TargetFacts&, const OutputTail*)>
+        instantiate);
+
 // For instantiate_with_tail: adds the tail's inputs to a program whose output applies the tail:
 // to its args before the outputs, to its logical inputs, and to prepare (passed through as they
 // are).

@@ -20,12 +20,6 @@ std::array<int64_t, 4> Split4(const search::Config& config, const std::string& n
   return {v[0], v[1], v[2], v[3]};
 }
 
-// The input rows (or columns) a block's outputs read in one reduction step: `outputs`
-// consecutive outputs at `stride`, each over `taps` kernel taps at `dilation`.
-int64_t WindowExtent(int64_t outputs, int64_t stride, int64_t taps, int64_t dilation) {
-  return (outputs - 1) * stride + (taps - 1) * dilation + 1;
-}
-
 }  // namespace
 
 Conv2dDirectKnobs ReadConv2dDirectKnobs(const search::Config& config) {
@@ -44,8 +38,8 @@ Conv2dDirectKnobs ReadConv2dDirectKnobs(const search::Config& config) {
 int64_t Conv2dDirectSharedBytes(const nn::Conv2dAttrs& a, const Conv2dDirectKnobs& k) {
   // One tile for the whole block, its vthreads included (bound.cc relaxes shared stages over
   // them).
-  const int64_t rows = WindowExtent(k.y[1] * k.y[2] * k.y[3], a.stride[0], k.ry, a.dilation[0]);
-  const int64_t cols = WindowExtent(k.x[1] * k.x[2] * k.x[3], a.stride[1], k.rx, a.dilation[1]);
+  const int64_t rows = nn::WindowExtent(k.y[1] * k.y[2] * k.y[3], a.stride[0], k.ry, a.dilation[0]);
+  const int64_t cols = nn::WindowExtent(k.x[1] * k.x[2] * k.x[3], a.stride[1], k.rx, a.dilation[1]);
   const int64_t window = k.rc * rows * cols;
   const int64_t weights = k.f[1] * k.f[2] * k.f[3] * k.rc * k.ry * k.rx;
   return (window + weights) * kFloatBytes;

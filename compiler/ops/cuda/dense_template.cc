@@ -100,17 +100,9 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
 }
 
 Template MakeDenseTemplate() {
-  return Template{
-      kName,
-      "dense",
-      "dense on a GPU: shared-memory tiles, register sums; split k for batch 1",
-      Space,
-      Fallback,
-      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts) {
-        return Instantiate(config, args, facts, nullptr);
-      },
-      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts,
-         const OutputTail& tail) { return Instantiate(config, args, facts, &tail); }};
+  return TailFusingTemplate(
+      kName, "dense", "dense on a GPU: shared-memory tiles, register sums; split k for batch 1",
+      Space, Fallback, Instantiate);
 }
 
 }  // namespace

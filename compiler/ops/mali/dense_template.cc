@@ -167,17 +167,9 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
 }
 
 Template MakeDenseTemplate() {
-  return Template{
-      kName,
-      "dense",
-      "dense on Mali GPUs: register tiles summing k as float4s",
-      Space,
-      Fallback,
-      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts) {
-        return Instantiate(config, args, facts, nullptr);
-      },
-      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts,
-         const OutputTail& tail) { return Instantiate(config, args, facts, &tail); }};
+  return TailFusingTemplate(kName, "dense",
+                            "dense on Mali GPUs: register tiles summing k as float4s", Space,
+                            Fallback, Instantiate);
 }
 
 }  // namespace

@@ -54,11 +54,6 @@ Tiles ReadTiles(const search::Config& c) {
           c.knob("pack_data") == 1};
 }
 
-int64_t WindowFloats(const nn::Conv2dAttrs& a, const Tiles& t) {
-  return WindowExtent(t.vh, a.stride[0], a.kh, a.dilation[0]) *
-         WindowExtent(t.vw, a.stride[1], a.kw, a.dilation[1]);
-}
-
 absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   TESSEL_RETURN_IF_ERROR(RequireGpu(kName, facts).status());
@@ -86,7 +81,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
   });
   space.AddFilter("packed window in registers", [a, gpu](const search::Config& c) {
     const Tiles t = ReadTiles(c);
-    return !t.pack_data || WindowFloats(a, t) <= gpu.registers_per_thread;
+    return !t.pack_data || WindowFloats(a, t.vh, t.vw) <= gpu.registers_per_thread;
   });
   return space;
 }
@@ -98,7 +93,7 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
   const nn::Conv2dAttrs a = *ReadAttrs(args);  // Space has read them
   const int64_t threads = std::min<int64_t>(64, FloorPow2(facts.gpu->max_threads_per_block));
   Tiles t{std::min<int64_t>(2, FloorPow2(a.oh())), 4, 1, 1, 1, true, true};
-  if (WindowFloats(a, t) > facts.gpu->registers_per_thread) t.pack_data = false;
+  if (WindowFloats(a, t.vh, t.vw) > facts.gpu->registers_per_thread) t.pack_data = false;
   t.wg_ow = std::min<int64_t>(8, CeilPow2(CeilDiv(a.ow(), t.vw)));
   t.wg_oh = std::min(threads / t.wg_ow, CeilPow2(CeilDiv(a.oh(), t.vh)));
   t.wg_c = std::min(threads / (t.wg_ow * t.wg_oh), CeilPow2(a.n * a.ic));
@@ -192,17 +187,10 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
 }
 
 Template MakeDepthwiseTemplate() {
-  return Template{
-      kName,
-      "conv2d",
-      "depthwise conv2d on Mali GPUs: register tiles of one channel, float4 columns",
-      Space,
-      Fallback,
-      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts) {
-        return Instantiate(config, args, facts, nullptr);
-      },
-      [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts,
-         const OutputTail& tail) { return Instantiate(config, args, facts, &tail); }};
+  return TailFusingTemplate(
+      kName, "conv2d",
+      "depthwise conv2d on Mali GPUs: register tiles of one channel, float4 columns", Space,
+      Fallback, Instantiate);
 }
 
 }  // namespace

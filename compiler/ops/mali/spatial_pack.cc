@@ -10,8 +10,9 @@ namespace tessel::ops::mali {
 
 using nn::Dim;
 
-int64_t WindowExtent(int64_t v, int64_t stride, int64_t kernel, int64_t dilation) {
-  return (v - 1) * stride + (kernel - 1) * dilation + 1;
+int64_t WindowFloats(const nn::Conv2dAttrs& a, int64_t vh, int64_t vw) {
+  return nn::WindowExtent(vh, a.stride[0], a.kh, a.dilation[0]) *
+         nn::WindowExtent(vw, a.stride[1], a.kw, a.dilation[1]);
 }
 
 ir::Expr PaddedData(const te::Tensor& data, const nn::Conv2dAttrs& a, const ir::Expr& n,
@@ -23,8 +24,8 @@ ir::Expr PaddedData(const te::Tensor& data, const nn::Conv2dAttrs& a, const ir::
 
 te::Tensor PackWindows(const te::Tensor& data, const nn::Conv2dAttrs& a, int64_t vh, int64_t vw,
                        const std::string& name) {
-  const int64_t wh = WindowExtent(vh, a.stride[0], a.kh, a.dilation[0]);
-  const int64_t ww = WindowExtent(vw, a.stride[1], a.kw, a.dilation[1]);
+  const int64_t wh = nn::WindowExtent(vh, a.stride[0], a.kh, a.dilation[0]);
+  const int64_t ww = nn::WindowExtent(vw, a.stride[1], a.kw, a.dilation[1]);
   return te::compute(
       nn::ShapeExprs({a.n, a.ic, CeilDiv(a.oh(), vh), CeilDiv(a.ow(), vw), wh, ww}),
       [&](const std::vector<ir::Var>& v) {

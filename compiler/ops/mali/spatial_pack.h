@@ -23,8 +23,8 @@
 // covers every index past the input).
 namespace tessel::ops::mali {
 
-// Rows (or columns) of input a tile of v output pixels reads.
-int64_t WindowExtent(int64_t v, int64_t stride, int64_t kernel, int64_t dilation);
+// Floats of one input channel a vh x vw tile of output pixels reads: its window's rows x columns.
+int64_t WindowFloats(const nn::Conv2dAttrs& a, int64_t vh, int64_t vw);
 
 // data [n, c, h, w] at padded coordinates (y, x): zero outside the input.
 ir::Expr PaddedData(const te::Tensor& data, const nn::Conv2dAttrs& a, const ir::Expr& n,

@@ -22,8 +22,8 @@ absl::StatusOr<std::string> MaliStrategy(const std::string& op, const OpArgs& ar
     if (attrs.groups == 1) return std::string("conv2d_spatial_pack.mali");
   }
   if (op == "dense") return std::string("dense.mali");
-  return absl::NotFoundError(absl::StrCat("no mali template for '", op, "' on ",
-                                          facts.target.ToString()));
+  return absl::NotFoundError(
+      absl::StrCat("no mali template for '", op, "' on ", facts.target.ToString()));
 }
 
 [[maybe_unused]] const bool kRegistered = RegisterStrategy("mali", MaliStrategy);

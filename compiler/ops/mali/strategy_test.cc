@@ -1,10 +1,11 @@
 // The strategies of the GPU keys with the GPU and Mali templates linked: `gpu` serves cuda and
 // opencl targets; `mali` serves `opencl -device=mali` with its own templates and defers every other
 // operator to `gpu` (strategy.h's NotFound); the errors for operators nothing serves.
+#include "compiler/ops/strategy.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "compiler/ops/strategy.h"
 #include "compiler/ops/testing/conv_args.h"
 #include "compiler/testing/test_target.h"
 
@@ -49,11 +50,11 @@ TEST(GpuStrategyTest, MaliTakesItsOwnTemplatesAndDefersTheRestToGpu) {
             "depthwise_conv2d.mali");
   EXPECT_EQ(Chosen("dense", kDense, mali), "dense.mali");
   EXPECT_EQ(Chosen("relu", kRelu, mali), "relu.gpu");
-  EXPECT_EQ(Chosen("max_pool2d",
-                   {{"n", 1}, {"c", 8}, {"h", 16}, {"w", 16}, {"kh", 2}, {"kw", 2},
-                    {"stride", {2, 2}}},
-                   mali),
-            "max_pool2d.gpu");
+  EXPECT_EQ(
+      Chosen("max_pool2d",
+             {{"n", 1}, {"c", 8}, {"h", 16}, {"w", 16}, {"kh", 2}, {"kw", 2}, {"stride", {2, 2}}},
+             mali),
+      "max_pool2d.gpu");
 }
 
 TEST(GpuStrategyTest, AnOperatorWithoutAGpuTemplateIsNamedWithTheTarget) {

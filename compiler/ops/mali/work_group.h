@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/template_util.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/target/target_facts.h"
-#include "compiler/ops/template_util.h"
 #include "search/space/config_space.h"
 
 // What the Mali templates (key "mali": conv2d_spatial_pack, depthwise_conv2d, dense) share: the

@@ -16,7 +16,6 @@ namespace {
 using ir::Expr;
 using ir::Var;
 
-
 // y within [lo, hi): the padding guard.
 Expr Inside(const Expr& y, int64_t lo, int64_t hi) { return y >= Dim(lo) && y < Dim(hi); }
 
@@ -61,9 +60,10 @@ absl::StatusOr<Conv2dAttrs> ReadConv2dAttrs(const std::string& what, const OpArg
                                 ") and 'oc' (", a.oc, ")"));
   }
   if (a.oh() < 1 || a.ow() < 1) {
-    return r.Error(absl::StrCat("the kernel 'kh' x 'kw' (", a.kh, "x", a.kw, ", dilation ", a.dilation[0],
-                                "x", a.dilation[1], ") is larger than the padded input (",
-                                a.h + a.pad[0] + a.pad[2], "x", a.w + a.pad[1] + a.pad[3], ")"));
+    return r.Error(absl::StrCat("the kernel 'kh' x 'kw' (", a.kh, "x", a.kw, ", dilation ",
+                                a.dilation[0], "x", a.dilation[1],
+                                ") is larger than the padded input (", a.h + a.pad[0] + a.pad[2],
+                                "x", a.w + a.pad[1] + a.pad[3], ")"));
   }
   // Index arithmetic is int32: every tensor must stay below 2^31 elements.
   const double largest = static_cast<double>(a.n) * std::max(a.ic, a.oc) *
@@ -93,16 +93,15 @@ Conv2dNchw MakeConv2dNchw(const Conv2dAttrs& a) {
   const int64_t ph = a.h + a.pad[0] + a.pad[2], pw = a.w + a.pad[1] + a.pad[3];
   c.data = te::placeholder({Dim(a.n), Dim(a.ic), Dim(a.h), Dim(a.w)}, ir::kFloat32, "data");
   c.weight = te::placeholder({Dim(a.oc), Dim(icg), Dim(a.kh), Dim(a.kw)}, ir::kFloat32, "weight");
-  c.pad = te::compute(
-      {Dim(a.n), Dim(a.ic), Dim(ph), Dim(pw)},
-      [&](Var n, Var ch, Var y, Var x) {
-        Expr value = c.data(n, ch, y - Dim(a.pad[0]), x - Dim(a.pad[1]));
-        if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) return value;
-        return ir::if_then_else(
-            Inside(y, a.pad[0], a.pad[0] + a.h) && Inside(x, a.pad[1], a.pad[1] + a.w), value,
-            ir::FloatImm(ir::kFloat32, 0.0));
-      },
-      "pad", {"n", "c", "y", "x"});
+  c.pad = te::compute({Dim(a.n), Dim(a.ic), Dim(ph), Dim(pw)},
+                      [&](Var n, Var ch, Var y, Var x) {
+                        Expr value = c.data(n, ch, y - Dim(a.pad[0]), x - Dim(a.pad[1]));
+                        if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) return value;
+                        return ir::if_then_else(Inside(y, a.pad[0], a.pad[0] + a.h) &&
+                                                    Inside(x, a.pad[1], a.pad[1] + a.w),
+                                                value, ir::FloatImm(ir::kFloat32, 0.0));
+                      },
+                      "pad", {"n", "c", "y", "x"});
   ir::IterVar rc = te::reduce_axis({Dim(0), Dim(icg)}, "rc");
   ir::IterVar ry = te::reduce_axis({Dim(0), Dim(a.kh)}, "ry");
   ir::IterVar rx = te::reduce_axis({Dim(0), Dim(a.kw)}, "rx");
@@ -124,9 +123,9 @@ Conv2dNchwc MakeConv2dNchwcOn(const te::Tensor& padded, const Conv2dAttrs& a, in
                               int64_t ocb) {
   Conv2dNchwc c;
   c.pad = padded;
-  c.weight = te::placeholder(
-      {Dim(a.oc / ocb), Dim(a.ic / icb), Dim(a.kh), Dim(a.kw), Dim(icb), Dim(ocb)}, ir::kFloat32,
-      "weight");
+  c.weight =
+      te::placeholder({Dim(a.oc / ocb), Dim(a.ic / icb), Dim(a.kh), Dim(a.kw), Dim(icb), Dim(ocb)},
+                      ir::kFloat32, "weight");
   c.icc = te::reduce_axis({Dim(0), Dim(a.ic / icb)}, "icc");
   c.kh = te::reduce_axis({Dim(0), Dim(a.kh)}, "kh");
   c.kw = te::reduce_axis({Dim(0), Dim(a.kw)}, "kw");
@@ -174,29 +173,28 @@ DepthwiseNchwc MakeDepthwiseNchwc(const Conv2dAttrs& a, int64_t cb) {
   const int64_t ph = a.h + a.pad[0] + a.pad[2], pw = a.w + a.pad[1] + a.pad[3];
   c.data = te::placeholder({Dim(a.n), Dim(a.ic / cb), Dim(a.h), Dim(a.w), Dim(cb)}, ir::kFloat32,
                            "data");
-  c.weight = te::placeholder({Dim(a.ic / cb), Dim(a.kh), Dim(a.kw), Dim(cb)}, ir::kFloat32,
-                             "weight");
-  c.pad = te::compute(
-      {Dim(a.n), Dim(a.ic / cb), Dim(ph), Dim(pw), Dim(cb)},
-      [&](Var n, Var cc, Var y, Var x, Var b) {
-        Expr value = c.data(n, cc, y - Dim(a.pad[0]), x - Dim(a.pad[1]), b);
-        if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) return value;
-        return ir::if_then_else(
-            Inside(y, a.pad[0], a.pad[0] + a.h) && Inside(x, a.pad[1], a.pad[1] + a.w), value,
-            ir::FloatImm(ir::kFloat32, 0.0));
-      },
-      "pad", {"n", "cc", "y", "x", "cb"});
+  c.weight =
+      te::placeholder({Dim(a.ic / cb), Dim(a.kh), Dim(a.kw), Dim(cb)}, ir::kFloat32, "weight");
+  c.pad = te::compute({Dim(a.n), Dim(a.ic / cb), Dim(ph), Dim(pw), Dim(cb)},
+                      [&](Var n, Var cc, Var y, Var x, Var b) {
+                        Expr value = c.data(n, cc, y - Dim(a.pad[0]), x - Dim(a.pad[1]), b);
+                        if (a.pad[0] + a.pad[1] + a.pad[2] + a.pad[3] == 0) return value;
+                        return ir::if_then_else(Inside(y, a.pad[0], a.pad[0] + a.h) &&
+                                                    Inside(x, a.pad[1], a.pad[1] + a.w),
+                                                value, ir::FloatImm(ir::kFloat32, 0.0));
+                      },
+                      "pad", {"n", "cc", "y", "x", "cb"});
   c.kh = te::reduce_axis({Dim(0), Dim(a.kh)}, "kh");
   c.kw = te::reduce_axis({Dim(0), Dim(a.kw)}, "kw");
-  c.out = te::compute(
-      {Dim(a.n), Dim(a.ic / cb), Dim(a.oh()), Dim(a.ow()), Dim(cb)},
-      [&](Var n, Var cc, Var y, Var x, Var b) {
-        return te::sum(c.pad(n, cc, y * Dim(a.stride[0]) + c.kh->var * Dim(a.dilation[0]),
-                             x * Dim(a.stride[1]) + c.kw->var * Dim(a.dilation[1]), b) *
-                           c.weight(cc, c.kh->var, c.kw->var, b),
-                       {c.kh, c.kw});
-      },
-      "depthwise_conv2d_nchwc", {"n", "cc", "oh", "ow", "cb"});
+  c.out = te::compute({Dim(a.n), Dim(a.ic / cb), Dim(a.oh()), Dim(a.ow()), Dim(cb)},
+                      [&](Var n, Var cc, Var y, Var x, Var b) {
+                        return te::sum(
+                            c.pad(n, cc, y * Dim(a.stride[0]) + c.kh->var * Dim(a.dilation[0]),
+                                  x * Dim(a.stride[1]) + c.kw->var * Dim(a.dilation[1]), b) *
+                                c.weight(cc, c.kh->var, c.kw->var, b),
+                            {c.kh, c.kw});
+                      },
+                      "depthwise_conv2d_nchwc", {"n", "cc", "oh", "ow", "cb"});
   return c;
 }
 
@@ -219,12 +217,11 @@ absl::StatusOr<Conv2dTransposeAttrs> ReadConv2dTransposeAttrs(const std::string&
   ArgReader r(what, args);
   Conv2dTransposeAttrs a;
   TESSEL_RETURN_IF_ERROR(ReadSizes(r, a));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad,
-                          r.IntsOr("output_padding", 2, {0, 0}, 0));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, r.IntsOr("output_padding", 2, {0, 0}, 0));
   a.output_padding = {out_pad[0], out_pad[1]};
   if (a.pad[0] >= a.kh || a.pad[2] >= a.kh || a.pad[1] >= a.kw || a.pad[3] >= a.kw) {
-    return r.Error(absl::StrCat("'pad' entries must be below the kernel size (", a.kh, "x", a.kw,
-                                ")"));
+    return r.Error(
+        absl::StrCat("'pad' entries must be below the kernel size (", a.kh, "x", a.kw, ")"));
   }
   if (out_pad[0] >= a.stride[0] || out_pad[1] >= a.stride[1]) {
     return r.Error("'output_padding' entries must be below the stride");
@@ -246,16 +243,16 @@ Conv2dTransposeNchw MakeConv2dTransposeNchw(const Conv2dTransposeAttrs& a) {
   const int64_t pw = conv.w + conv.pad[1] + conv.pad[3];
   c.data = te::placeholder({Dim(a.n), Dim(a.ic), Dim(a.h), Dim(a.w)}, ir::kFloat32, "data");
   c.weight = te::placeholder({Dim(a.ic), Dim(a.oc), Dim(a.kh), Dim(a.kw)}, ir::kFloat32, "weight");
-  c.dilated = te::compute(
-      {Dim(a.n), Dim(a.ic), Dim(ph), Dim(pw)},
-      [&](Var n, Var ch, Var y, Var x) {
-        Expr yy = y - Dim(conv.pad[0]);
-        Expr xx = x - Dim(conv.pad[1]);
-        return ir::if_then_else(OnStrideGrid(yy, xx, a, conv),
+  c.dilated = te::compute({Dim(a.n), Dim(a.ic), Dim(ph), Dim(pw)},
+                          [&](Var n, Var ch, Var y, Var x) {
+                            Expr yy = y - Dim(conv.pad[0]);
+                            Expr xx = x - Dim(conv.pad[1]);
+                            return ir::if_then_else(
+                                OnStrideGrid(yy, xx, a, conv),
                                 c.data(n, ch, yy / Dim(a.stride[0]), xx / Dim(a.stride[1])),
                                 ir::FloatImm(ir::kFloat32, 0.0));
-      },
-      "dilate_pad", {"n", "c", "y", "x"});
+                          },
+                          "dilate_pad", {"n", "c", "y", "x"});
   ir::IterVar rc = te::reduce_axis({Dim(0), Dim(a.ic)}, "rc");
   ir::IterVar ry = te::reduce_axis({Dim(0), Dim(a.kh)}, "ry");
   ir::IterVar rx = te::reduce_axis({Dim(0), Dim(a.kw)}, "rx");
@@ -275,16 +272,19 @@ te::Tensor DilateAndPadNchwc(const te::Tensor& data, const Conv2dTransposeAttrs&
   const int64_t ph = conv.h + conv.pad[0] + conv.pad[2];
   const int64_t pw = conv.w + conv.pad[1] + conv.pad[3];
   const int64_t sy = a.stride[0], sx = a.stride[1];
-  return te::compute(
-      {Dim(a.n), Dim(a.ic / icb), Dim(ph), Dim(pw), Dim(icb)},
-      [&](Var n, Var cc, Var y, Var x, Var cb) {
-        Expr yy = y - Dim(conv.pad[0]);
-        Expr xx = x - Dim(conv.pad[1]);
-        return ir::if_then_else(OnStrideGrid(yy, xx, a, conv),
-                                data(n, cc, yy / Dim(sy), xx / Dim(sx), cb),
-                                ir::FloatImm(ir::kFloat32, 0.0));
-      },
-      "dilate_pad", {"n", "cc", "y", "x", "cb"});
+  return te::compute({Dim(a.n), Dim(a.ic / icb), Dim(ph), Dim(pw), Dim(icb)},
+                     [&](Var n, Var cc, Var y, Var x, Var cb) {
+                       Expr yy = y - Dim(conv.pad[0]);
+                       Expr xx = x - Dim(conv.pad[1]);
+                       return ir::if_then_else(OnStrideGrid(yy, xx, a, conv),
+                                               data(n, cc, yy / Dim(sy), xx / Dim(sx), cb),
+                                               ir::FloatImm(ir::kFloat32, 0.0));
+                     },
+                     "dilate_pad", {"n", "cc", "y", "x", "cb"});
+}
+
+int64_t WindowExtent(int64_t outputs, int64_t stride, int64_t taps, int64_t dilation) {
+  return (outputs - 1) * stride + (taps - 1) * dilation + 1;
 }
 
 }  // namespace tessel::ops::nn

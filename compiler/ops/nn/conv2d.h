@@ -24,11 +24,13 @@ struct Conv2dAttrs {
   int64_t oh() const { return (h + pad[0] + pad[2] - dilation[0] * (kh - 1) - 1) / stride[0] + 1; }
   int64_t ow() const { return (w + pad[1] + pad[3] - dilation[1] * (kw - 1) - 1) / stride[1] + 1; }
   // 2 * multiply-adds.
-  double flops() const {
-    return 2.0 * n * oc * oh() * ow() * (ic / groups) * kh * kw;
-  }
+  double flops() const { return 2.0 * n * oc * oh() * ow() * (ic / groups) * kh * kw; }
   bool depthwise() const { return groups == ic && groups == oc && groups > 1; }
 };
+
+// Input rows (or columns) that `outputs` consecutive outputs read: each over `taps` kernel taps
+// at `dilation`, the outputs `stride` apart.
+int64_t WindowExtent(int64_t outputs, int64_t stride, int64_t taps, int64_t dilation);
 
 // Reads conv2d's arguments; errors (from `what`) name the key: a missing or non-positive size,
 // channels not divisible by groups, or a kernel larger than the padded input.
