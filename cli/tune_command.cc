@@ -130,6 +130,7 @@ absl::StatusOr<Tuning> ReadTuning(const CommandArgs& args) {
   options.trials = static_cast<int>(trials);
   options.seed = static_cast<uint64_t>(seed);
   options.early_stopping = static_cast<int>(early);
+  options.measure_fallback = true;  // what the user compiles with is never worse than untuned
   TESSEL_ASSIGN_OR_RETURN(const std::string transfer, args.Value("transfer-from", ""));
   for (absl::string_view path : absl::StrSplit(transfer, ',', absl::SkipEmpty()))
     options.transfer_from.emplace_back(path);

@@ -222,6 +222,7 @@ absl::Status ModelsExperiment::Tune(const std::string& network) {
   o.tuner.log_path = log;
   o.tuner.threads = t.model_threads;
   o.tuner.batch_size = t.measure.build_workers;
+  o.tuner.measure_fallback = true;  // the networks compile with these logs
   o.transfer = t.transfer;
   o.terminal = options_.progress_in_place;
   // Candidates of a Winograd task are checked with its own tolerance: one measurer per class.

@@ -82,12 +82,13 @@ absl::StatusOr<std::vector<costmodels::Sample>> TransferSamples(const TunerOptio
 class TuningRun {
  public:
   TuningRun(const Task& task, const TunerOptions& options, const MeasureFn& measure,
-            ConfigSpace space, double flops)
+            ops::Instantiated fallback)
       : task_(task),
         options_(options),
         measure_(measure),
-        space_(std::move(space)),
-        flops_(flops),
+        space_(std::move(fallback.space)),
+        flops_(fallback.program.flops),
+        fallback_(std::move(fallback.config)),
         rng_(options.seed ^ 0x5eed7u) {}
 
   // Builds the explorer and the model and takes in the log's records; opens the log for
@@ -110,6 +111,7 @@ class TuningRun {
   const MeasureFn& measure_;
   ConfigSpace space_;
   double flops_;
+  Config fallback_;
   std::mt19937_64 rng_;
   std::unique_ptr<Explorer> explorer_;
   std::unique_ptr<costmodels::CostModel> model_;
@@ -240,9 +242,22 @@ absl::Status TuningRun::RefillPlan() {
 }
 
 absl::StatusOr<std::vector<Config>> TuningRun::NextBatch(int size) {
-  if (!model_) return explorer_->Propose(size, visited_, nullptr);
   std::vector<Config> batch;
   absl::flat_hash_set<int64_t> in_batch;
+  if (options_.measure_fallback && size > 0 && fallback_.index() >= 0 &&
+      !visited_.contains(fallback_.index())) {
+    batch.push_back(fallback_);
+    in_batch.insert(fallback_.index());
+  }
+  if (!model_) {
+    absl::flat_hash_set<int64_t> exclude = visited_;
+    exclude.insert(in_batch.begin(), in_batch.end());
+    const int wanted = size - static_cast<int>(batch.size());
+    if (wanted > 0) {
+      for (Config& c : explorer_->Propose(wanted, exclude, nullptr)) batch.push_back(std::move(c));
+    }
+    return batch;
+  }
   bool refilled = false;
   while (static_cast<int>(batch.size()) < size) {
     if (plan_.empty()) {
@@ -341,8 +356,7 @@ absl::StatusOr<std::unique_ptr<TuningRun>> StartRun(const Task& task, const Tune
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
   TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback,
                           ops::InstantiateFallback(*t, task.args, facts));
-  auto run =
-      std::make_unique<TuningRun>(task, options, measure, fallback.space, fallback.program.flops);
+  auto run = std::make_unique<TuningRun>(task, options, measure, std::move(fallback));
   TESSEL_RETURN_IF_ERROR(run->Setup(facts, append));
   return run;
 }

@@ -47,6 +47,11 @@ struct TunerOptions {
   int threads = 1;  // model training and feature threads
   // Configs per round; set it to the measurer's BuildOptions::workers so every builder has work.
   int batch_size = 2;
+  // The template's fallback config (what an untuned compile uses) is the first config measured,
+  // unless the log has it already: the best found is then never slower than the untuned program
+  // as measured. Off for comparisons of search strategies, whose first trials it would make
+  // alike; on for tuning a user compiles with.
+  bool measure_fallback = false;
 };
 
 // What the progress callback sees after each batch.

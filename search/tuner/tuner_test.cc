@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 
+#include "compiler/ops/template.h"
 #include "compiler/target/target_facts.h"
 #include "search/records/log.h"
 
@@ -251,6 +253,47 @@ TEST(TunerTest, ProposeNextContinuesFromTheLog) {
   EXPECT_EQ(done->so_far.stop_reason, "budget");
   EXPECT_TRUE(done->so_far.best.has_value());
   EXPECT_EQ(ProposeNext(task, options, 0).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The fallback's index under the task's space: what an untuned compile of the task uses.
+int64_t FallbackIndex(const Task& task) {
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(task.target);
+  EXPECT_TRUE(facts.ok()) << facts.status();
+  absl::StatusOr<const ops::Template*> t = ops::FindTemplate(task.template_name);
+  EXPECT_TRUE(t.ok()) << t.status();
+  absl::StatusOr<ops::Instantiated> fallback = ops::InstantiateFallback(**t, task.args, *facts);
+  EXPECT_TRUE(fallback.ok()) << fallback.status();
+  return fallback->config.index();
+}
+
+TEST(TunerTest, MeasureFallbackMeasuresTheUntunedConfigFirstAndOnce) {
+  const Task task = DenseTask();
+  const int64_t fallback = FallbackIndex(task);
+  ASSERT_GE(fallback, 0);
+  for (const std::string strategy : {"xgb", "random", "ga"}) {
+    SCOPED_TRACE(strategy);
+    TunerOptions options = strategy == "xgb" ? TunerOptions{.trials = 10} : BlackBox(strategy, 10);
+    options.log_path = TempLog("fallback_" + strategy);
+    options.measure_fallback = true;
+    SyntheticMeasure first;
+    ASSERT_TRUE(Tune(task, options, first.Fn()).ok());
+    ASSERT_EQ(first.measured.size(), 10u);
+    EXPECT_EQ(first.measured.front(), fallback);
+    EXPECT_EQ(std::count(first.measured.begin(), first.measured.end(), fallback), 1);
+    // Resumed from the log that holds it: not measured again.
+    options.trials = 16;
+    SyntheticMeasure second;
+    ASSERT_TRUE(Tune(task, options, second.Fn()).ok());
+    EXPECT_EQ(second.measured.size(), 6u);
+    EXPECT_EQ(std::count(second.measured.begin(), second.measured.end(), fallback), 0);
+  }
+  // Off (the default): the random explorer's first draw, whatever the fallback is.
+  SyntheticMeasure off_a, on_a;
+  TunerOptions on = BlackBox("random", 4);
+  on.measure_fallback = true;
+  ASSERT_TRUE(Tune(task, BlackBox("random", 4), off_a.Fn()).ok());
+  ASSERT_TRUE(Tune(task, on, on_a.Fn()).ok());
+  EXPECT_NE(off_a.measured, on_a.measured);
 }
 
 }  // namespace
