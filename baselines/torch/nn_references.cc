@@ -8,6 +8,7 @@
 #include "baselines/torch/inputs.h"
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
+#include "compiler/ops/nn/unary.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 
@@ -97,30 +98,70 @@ Outputs BatchNorm(const std::string& op, const ops::OpArgs& args,
   return std::vector<NDArray>{FromTorch(out)};
 }
 
-// relu, sigmoid, tanh, leaky_relu, clip: x of `shape`, elementwise.
-Outputs Activation(const std::string& op, const ops::OpArgs& args,
-                   const std::vector<NDArray>& inputs) {
+// The operators of one input (compiler/ops/nn/unary.h) as torch computes them, independently of
+// the table's element functions; the attribute defaults are OPERATORS.md's.
+absl::StatusOr<at::Tensor> TorchUnary(const std::string& op, const ops::ArgReader& r,
+                                      const at::Tensor& x) {
+  if (op == "relu") return at::relu(x);
+  if (op == "sigmoid") return at::sigmoid(x);
+  if (op == "tanh") return at::tanh(x);
+  if (op == "exp") return at::exp(x);
+  if (op == "log") return at::log(x);
+  if (op == "sqrt") return at::sqrt(x);
+  if (op == "reciprocal") return at::reciprocal(x);
+  if (op == "abs") return at::abs(x);
+  if (op == "negative") return at::neg(x);
+  if (op == "floor") return at::floor(x);
+  if (op == "ceil") return at::ceil(x);
+  if (op == "erf") return at::erf(x);
+  if (op == "softplus") return at::softplus(x, 1, 20);
+  if (op == "softsign") return x / (1 + at::abs(x));
+  if (op == "hard_swish") return at::hardswish(x);
+  if (op == "leaky_relu") {
+    TESSEL_ASSIGN_OR_RETURN(const double alpha, r.FloatOr("alpha", 0.01));
+    return at::leaky_relu(x, alpha);
+  }
+  if (op == "clip") {
+    TESSEL_ASSIGN_OR_RETURN(const double lo, r.Float("min"));
+    TESSEL_ASSIGN_OR_RETURN(const double hi, r.Float("max"));
+    if (lo > hi) return r.Error("argument 'min' must not exceed argument 'max'");
+    return at::clamp(x, lo, hi);
+  }
+  if (op == "elu") {
+    TESSEL_ASSIGN_OR_RETURN(const double alpha, r.FloatOr("alpha", 1.0));
+    return at::elu(x, alpha);
+  }
+  if (op == "selu") {
+    TESSEL_ASSIGN_OR_RETURN(const double alpha, r.FloatOr("alpha", 1.6732632423543772));
+    TESSEL_ASSIGN_OR_RETURN(const double gamma, r.FloatOr("gamma", 1.0507009873554805));
+    return at::elu(x, alpha, gamma);
+  }
+  if (op == "hard_sigmoid") {
+    TESSEL_ASSIGN_OR_RETURN(const double alpha, r.FloatOr("alpha", 0.2));
+    TESSEL_ASSIGN_OR_RETURN(const double beta, r.FloatOr("beta", 0.5));
+    return at::clamp(x * alpha + beta, 0, 1);
+  }
+  if (op == "gelu") {
+    TESSEL_ASSIGN_OR_RETURN(const std::string approximate, r.StringOr("approximate", "none"));
+    if (approximate != "none" && approximate != "tanh") {
+      return r.Error("argument 'approximate' must be \"none\" or \"tanh\", got \"" + approximate +
+                     "\"");
+    }
+    return at::gelu(x, approximate);
+  }
+  if (op == "thresholded_relu") {
+    TESSEL_ASSIGN_OR_RETURN(const double alpha, r.FloatOr("alpha", 1.0));
+    return at::threshold(x, alpha, 0);
+  }
+  return absl::UnimplementedError(absl::StrCat("no libtorch reference for operator '", op, "'"));
+}
+
+// The operators of one input: x of `shape`, elementwise.
+Outputs Unary(const std::string& op, const ops::OpArgs& args, const std::vector<NDArray>& inputs) {
   ops::ArgReader reader(op, args);
   TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
   TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
-  const at::Tensor x = ToTorch(inputs[0]);
-  at::Tensor out;
-  if (op == "relu") {
-    out = at::relu(x);
-  } else if (op == "sigmoid") {
-    out = at::sigmoid(x);
-  } else if (op == "tanh") {
-    out = at::tanh(x);
-  } else if (op == "leaky_relu") {
-    TESSEL_ASSIGN_OR_RETURN(const double alpha, reader.FloatOr("alpha", 0.01));
-    out = at::leaky_relu(x, alpha);
-  } else {
-    TESSEL_CHECK(op == "clip") << op;
-    TESSEL_ASSIGN_OR_RETURN(const double lo, reader.Float("min"));
-    TESSEL_ASSIGN_OR_RETURN(const double hi, reader.Float("max"));
-    if (lo > hi) return reader.Error("argument 'min' must not exceed argument 'max'");
-    out = at::clamp(x, lo, hi);
-  }
+  TESSEL_ASSIGN_OR_RETURN(const at::Tensor out, TorchUnary(op, reader, ToTorch(inputs[0])));
   return std::vector<NDArray>{FromTorch(out)};
 }
 
@@ -143,18 +184,15 @@ Outputs Softmax(const std::string& op, const ops::OpArgs& args,
 }  // namespace
 
 std::vector<ReferenceEntry> NnReferences() {
-  return {{"max_pool2d", MaxPool2d},
-          {"avg_pool2d", AvgPool2d},
-          {"global_avg_pool2d", GlobalPool2d},
-          {"global_max_pool2d", GlobalPool2d},
-          {"batch_norm", BatchNorm},
-          {"relu", Activation},
-          {"sigmoid", Activation},
-          {"tanh", Activation},
-          {"leaky_relu", Activation},
-          {"clip", Activation},
-          {"softmax", Softmax},
-          {"log_softmax", Softmax}};
+  std::vector<ReferenceEntry> entries = {{"max_pool2d", MaxPool2d},
+                                         {"avg_pool2d", AvgPool2d},
+                                         {"global_avg_pool2d", GlobalPool2d},
+                                         {"global_max_pool2d", GlobalPool2d},
+                                         {"batch_norm", BatchNorm},
+                                         {"softmax", Softmax},
+                                         {"log_softmax", Softmax}};
+  for (const ops::nn::UnaryOp& op : ops::nn::UnaryOps()) entries.push_back({op.name, Unary});
+  return entries;
 }
 
 }  // namespace tessel::baselines::internal

@@ -1,5 +1,5 @@
-// Pooling, batch_norm, activations, softmax, the matrix products and the recurrent cells against
-// naive loops and hand-computed values.
+// Pooling, batch_norm, activations (every operator of one input has a reference), softmax, the
+// matrix products and the recurrent cells against naive loops and hand-computed values.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 
 #include "baselines/torch/reference.h"
 #include "baselines/torch/test_util.h"
+#include "compiler/ops/nn/unary.h"
 
 namespace tessel::baselines {
 namespace {
@@ -195,6 +196,22 @@ TEST(TorchReferenceNnTest, ActivationsAndSoftmax) {
   ExpectValuesNear(RunOne("clip", clip, {x}), {2, 3, 4},
                    map([](float e) { return std::clamp(e, -1.0f, 0.5f); }));
 
+  ops::OpArgs elu = shape;
+  elu["alpha"] = 0.5;
+  ExpectValuesNear(RunOne("elu", elu, {x}), {2, 3, 4},
+                   map([](float e) { return e > 0 ? e : 0.5 * std::expm1(double{e}); }));
+  ExpectValuesNear(RunOne("selu", shape, {x}), {2, 3, 4}, map([](float e) {
+                     return 1.0507009873554805 * (e > 0 ? e : 1.6732632423543772 * std::expm1(e));
+                   }));
+  ExpectValuesNear(RunOne("gelu", shape, {x}), {2, 3, 4},
+                   map([](float e) { return 0.5 * e * (1 + std::erf(e / std::sqrt(2.0))); }));
+  ExpectValuesNear(RunOne("hard_sigmoid", shape, {x}), {2, 3, 4},
+                   map([](float e) { return std::clamp(0.2 * e + 0.5, 0.0, 1.0); }));
+  ExpectValuesNear(RunOne("thresholded_relu", shape, {x}), {2, 3, 4},
+                   map([](float e) { return e > 1 ? e : 0; }));
+  ExpectValuesNear(RunOne("softsign", shape, {x}), {2, 3, 4},
+                   map([](float e) { return e / (1 + std::abs(e)); }));
+
   // Softmax along axis 1 (size 3) and along the last axis (default).
   for (const int axis : {1, -1}) {
     std::vector<float> soft(v.size()), log_soft(v.size());
@@ -323,6 +340,16 @@ TEST(TorchReferenceNnTest, LstmGateOrderByHand) {
   ExpectValuesNear(out->at(1), {1, 1}, {static_cast<float>(cell)});
   ExpectValuesNear(out->at(0), {1, 1}, {static_cast<float>(Sigmoid(10) * std::tanh(cell))});
   EXPECT_NEAR(out->at(1).data<float>()[0], 0.5, 1e-3);
+}
+
+TEST(TorchReferenceNnTest, EveryUnaryOperatorHasAReference) {
+  const NDArray x = Random({5}, 32, 0.5, 2);
+  for (const ops::nn::UnaryOp& op : ops::nn::UnaryOps()) {
+    ops::OpArgs args = {{"shape", {5}}};
+    if (std::string(op.name) == "clip") args["min"] = 0, args["max"] = 1;
+    absl::StatusOr<std::vector<NDArray>> out = TorchReference(op.name, args, {x});
+    EXPECT_TRUE(out.ok()) << op.name << ": " << out.status();
+  }
 }
 
 }  // namespace

@@ -59,9 +59,11 @@ Outputs Binary(const std::string& op, const ops::OpArgs& args, const std::vector
     out = at::div(a, b);
   } else if (op == "maximum") {
     out = at::maximum(a, b);
-  } else {
-    TESSEL_CHECK(op == "minimum") << op;
+  } else if (op == "minimum") {
     out = at::minimum(a, b);
+  } else {
+    TESSEL_CHECK(op == "power") << op;
+    out = at::pow(a, b);
   }
   return std::vector<NDArray>{FromTorch(out)};
 }
@@ -235,6 +237,7 @@ std::vector<ReferenceEntry> TransformReferences() {
           {"subtract", Binary},
           {"multiply", Binary},
           {"divide", Binary},
+          {"power", Binary},
           {"maximum", Binary},
           {"minimum", Binary},
           {"concatenate", Concatenate},

@@ -9,9 +9,9 @@
 
 #include "compiler/graph/node_layout.h"
 #include "compiler/graph/tensor_type.h"
-#include "compiler/ops/nn/activation.h"
 #include "compiler/ops/nn/elementwise.h"
 #include "compiler/ops/nn/shape.h"
+#include "compiler/ops/nn/unary.h"
 #include "compiler/ops/op_args.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/status_macros.h"
@@ -75,33 +75,16 @@ absl::Status NotExpressible(const std::string& why) {
   return absl::FailedPreconditionError(absl::StrCat("not expressible as a tail: ", why));
 }
 
-// The element function of activation node `node`, reading its attributes as the templates do
-// (OPERATORS.md: leaky_relu alpha=0.01; clip min, max).
+// The element function of unary node `node` (nn/unary.h), its attributes read as the templates
+// read them.
 absl::StatusOr<std::function<ir::Expr(ir::Expr)>> ActivationOf(const graph::Node& node) {
-  ops::ArgReader reader(node.name, node.attrs);
-  if (node.op == "relu") return std::function<ir::Expr(ir::Expr)>(ops::nn::ReluElement);
-  if (node.op == "sigmoid") return std::function<ir::Expr(ir::Expr)>(ops::nn::SigmoidElement);
-  if (node.op == "tanh") return std::function<ir::Expr(ir::Expr)>(ops::nn::TanhElement);
-  if (node.op == "leaky_relu") {
-    absl::StatusOr<double> alpha = reader.FloatOr("alpha", 0.01);
-    if (!alpha.ok()) return alpha.status();
-    return std::function<ir::Expr(ir::Expr)>(
-        [a = *alpha](ir::Expr v) { return ops::nn::LeakyReluElement(std::move(v), a); });
-  }
-  if (node.op == "clip") {
-    absl::StatusOr<double> lo = reader.Float("min");
-    if (!lo.ok()) return lo.status();
-    absl::StatusOr<double> hi = reader.Float("max");
-    if (!hi.ok()) return hi.status();
-    return std::function<ir::Expr(ir::Expr)>(
-        [lo = *lo, hi = *hi](ir::Expr v) { return ops::nn::ClipElement(std::move(v), lo, hi); });
-  }
-  return NotExpressible(absl::StrCat("node '", node.name, "' (", node.op, ")"));
+  const ops::nn::UnaryOp* unary = ops::nn::FindUnaryOp(node.op);
+  if (unary == nullptr)
+    return NotExpressible(absl::StrCat("node '", node.name, "' (", node.op, ")"));
+  return unary->element(ops::ArgReader(node.name, node.attrs));
 }
 
-bool IsActivation(const std::string& op) {
-  return op == "relu" || op == "sigmoid" || op == "tanh" || op == "leaky_relu" || op == "clip";
-}
+bool IsActivation(const std::string& op) { return ops::nn::FindUnaryOp(op) != nullptr; }
 
 }  // namespace
 

@@ -118,6 +118,20 @@ absl::StatusOr<TestGraph> ElementwiseAndShapeGraph() {
   ValueId lr = b.Op("leaky_relu", {mn}, {{"alpha", 0.1}});
   ValueId cl = b.Op("clip", {lr}, {{"min", -0.5}, {"max", 0.5}});
   ValueId th = b.Op("tanh", {b.Op("sigmoid", {cl})});
+  // Every other operator of one input (nn/unary.h) in a chain, with power and the positive
+  // arguments log, sqrt and reciprocal need; floor and ceil on an input (exact values).
+  ValueId e = b.Op("exp", {cl});
+  ValueId u = b.Op("power", {b.Op("sqrt", {e}), th});
+  u = b.Op("add", {u, b.Op("log", {e})});
+  u = b.Op("multiply", {u, b.Op("reciprocal", {e})});
+  for (const char* op : {"softsign", "erf", "elu", "selu", "softplus", "thresholded_relu",
+                         "hard_sigmoid", "hard_swish", "gelu", "negative", "abs"}) {
+    u = b.Op(op, {u}, std::string(op) == "thresholded_relu" ? nlohmann::json{{"alpha", 0.7}}
+                                                             : nlohmann::json::object());
+  }
+  b.Output(u);
+  b.Output(b.Op("floor", {a}));
+  b.Output(b.Op("ceil", {a}));
   ValueId rs = b.Op("reshape", {th}, {{"newshape", {6, -1}}});
   ValueId tr = b.Op("transpose", {th}, {{"axes", {0, 2, 3, 1}}});
   b.Output(b.Op("pad", {tr},

@@ -6,6 +6,9 @@
 #include <string>
 #include <utility>
 
+#include "compiler/ops/nn/elementwise.h"
+#include "compiler/ops/nn/unary.h"
+
 namespace tessel::graph {
 namespace {
 
@@ -184,8 +187,8 @@ std::vector<OpDef> AllOpDefs() {
   for (OpDef& def : defs) {
     def.blocked_data = def.name == "conv2d" || def.name == "conv2d_transpose";
   }
-  for (const char* op : {"relu", "sigmoid", "tanh", "leaky_relu", "clip"}) {
-    defs.push_back(Def(op, P::kElemWise, 1, 1, ShapeArgs(op)));
+  for (const ops::nn::UnaryOp& op : ops::nn::UnaryOps()) {
+    defs.push_back(Def(op.name, P::kElemWise, 1, 1, ShapeArgs(op.name)));
   }
   for (const char* op : {"softmax", "log_softmax"}) {
     defs.push_back(Def(op, P::kOpaque, 1, 1, ShapeArgs(op)));
@@ -193,7 +196,8 @@ std::vector<OpDef> AllOpDefs() {
   for (const char* op : {"reshape", "flatten", "transpose", "pad", "layout_transform"}) {
     defs.push_back(Def(op, P::kInjective, 1, 1, ShapeArgs(op)));
   }
-  for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"}) {
+  for (ops::nn::BinaryOp kind : ops::nn::AllBinaryOps()) {
+    const char* op = ops::nn::BinaryOpName(kind);
     defs.push_back(Def(op, P::kBroadcast, 2, 2, BinaryArgs(op)));
   }
   return defs;

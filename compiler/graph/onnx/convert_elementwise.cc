@@ -1,9 +1,13 @@
 // Element-wise operators: the broadcasting binaries (and their variadic forms Sum, Mean, Max,
-// Min), the activations, Clip, PRelu, Neg and Abs. Tensors known at import are computed here.
+// Min), Pow, the activations and the other functions of one input (compiler/ops/nn/unary.h),
+// Clip and PRelu. Tensors known at import are computed here.
 #include <absl/strings/str_cat.h>
 
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "compiler/graph/onnx/converters.h"
 #include "compiler/runtime/dltype.h"
@@ -86,6 +90,8 @@ const char* GraphOp(BinaryOp op) {
       return "divide";
     case BinaryOp::kMax:
       return "maximum";
+    case BinaryOp::kPow:
+      return "power";
     default:
       return "minimum";
   }
@@ -164,8 +170,8 @@ absl::Status ConvertMean(NodeContext& c) {
   if (sum.constant.defined() && !runtime::SameDLType(sum.constant.dtype(), kFloat32)) {
     return c.Unsupported("Mean of non-float32 tensors");
   }
-  TESSEL_ASSIGN_OR_RETURN(const Term mean, Combine(c, BinaryOp::kDiv, sum, count, true,
-                                                   c.NumInputs()));
+  TESSEL_ASSIGN_OR_RETURN(const Term mean,
+                          Combine(c, BinaryOp::kDiv, sum, count, true, c.NumInputs()));
   return SetTerm(c, mean);
 }
 
@@ -190,18 +196,57 @@ absl::Status ConvertRelu(NodeContext& c) {
 
 absl::Status ConvertNeg(NodeContext& c) {
   if (c.IsConstant(0)) return ConvertUnaryKnown(c, UnaryOp::kNeg);
-  TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
-  c.SetOutput(0, c.Op("multiply", {x, c.NewConstant("minus_one", Scalar(-1.0f))}));
-  return absl::OkStatus();
+  return ConvertActivation(c, "negative", nlohmann::json::object());
 }
 
-// |x| = max(x, -x).
 absl::Status ConvertAbs(NodeContext& c) {
   if (c.IsConstant(0)) return ConvertUnaryKnown(c, UnaryOp::kAbs);
+  return ConvertActivation(c, "abs", nlohmann::json::object());
+}
+
+// An activation whose float attributes (ONNX name, graph name, default) pass on as they are.
+Converter ActivationWithFloats(const char* op,
+                               std::vector<std::tuple<const char*, const char*, float>> floats) {
+  return [op, floats](NodeContext& c) -> absl::Status {
+    nlohmann::json attrs = nlohmann::json::object();
+    for (const auto& [onnx_name, name, fallback] : floats) {
+      TESSEL_ASSIGN_OR_RETURN(const float v, c.Float(onnx_name, fallback));
+      attrs[name] = v;
+    }
+    return ConvertActivation(c, op, std::move(attrs));
+  };
+}
+
+// Pow(x, y). A known exponent of any numeric type: 1 forwards x, 2 is x * x, 0.5 is sqrt(x)
+// (exact, and what LayerNorm as exported squares with); another is a power node.
+absl::Status ConvertPow(NodeContext& c) {
+  if (c.IsConstant(0) && c.IsConstant(1)) {
+    TESSEL_ASSIGN_OR_RETURN(const Term result, Fold(c, BinaryOp::kPow, true));
+    return SetTerm(c, result);
+  }
+  if (!c.IsConstant(1)) return ConvertBinary(c, BinaryOp::kPow);
+  TESSEL_ASSIGN_OR_RETURN(const NDArray y, c.Constant(1, "exponent"));
+  absl::StatusOr<NDArray> exponent = Cast(y, kFloat32, c.budget());
+  if (!exponent.ok()) return c.Invalid(std::string(exponent.status().message()));
   TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
-  const ValueId neg = c.Op("multiply", {x, c.NewConstant("minus_one", Scalar(-1.0f))}, {}, "neg");
-  c.SetOutput(0, c.Op("maximum", {x, neg}));
-  return absl::OkStatus();
+  const std::vector<int64_t> xs = c.Shape(0);
+  absl::StatusOr<std::vector<int64_t>> out = BroadcastShapes(xs, exponent->shape());
+  if (!out.ok()) return c.Invalid(std::string(out.status().message()));
+  if (*out == xs && exponent->NumElements() == 1) {
+    const float e = exponent->data<float>()[0];
+    if (e == 1.0f) {
+      c.Forward(0, 0);
+      return absl::OkStatus();
+    }
+    if (e == 2.0f) {
+      c.SetOutput(0, c.Op("multiply", {x, x}));
+      return absl::OkStatus();
+    }
+    if (e == 0.5f) return ConvertActivation(c, "sqrt", nlohmann::json::object());
+  }
+  Term a{NDArray(), x, -1}, b{*exponent, kInvalid, -1};
+  TESSEL_ASSIGN_OR_RETURN(const Term result, Combine(c, BinaryOp::kPow, a, b, true, 1));
+  return SetTerm(c, result);
 }
 
 absl::Status ConvertLeakyRelu(NodeContext& c) {
@@ -244,7 +289,8 @@ absl::Status ConvertClip(NodeContext& c) {
   TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
   TESSEL_ASSIGN_OR_RETURN(const Bound lo,
                           ClipBound(c, 1, "min", std::numeric_limits<float>::lowest()));
-  TESSEL_ASSIGN_OR_RETURN(const Bound hi, ClipBound(c, 2, "max", std::numeric_limits<float>::max()));
+  TESSEL_ASSIGN_OR_RETURN(const Bound hi,
+                          ClipBound(c, 2, "max", std::numeric_limits<float>::max()));
   if (lo.known && hi.known && std::isfinite(lo.value) && std::isfinite(hi.value) &&
       lo.value <= hi.value) {
     c.SetOutput(0, c.Op("clip", {x}, {{"min", lo.value}, {"max", hi.value}}));
@@ -304,6 +350,28 @@ void AddElementwiseConverters(ConverterTable& table) {
   table["PRelu"] = ConvertPRelu;
   table["Neg"] = ConvertNeg;
   table["Abs"] = ConvertAbs;
+  table["Pow"] = ConvertPow;
+  for (const auto& [onnx_op, op] :
+       std::vector<std::pair<const char*, const char*>>{{"Exp", "exp"},
+                                                        {"Log", "log"},
+                                                        {"Sqrt", "sqrt"},
+                                                        {"Reciprocal", "reciprocal"},
+                                                        {"Floor", "floor"},
+                                                        {"Ceil", "ceil"},
+                                                        {"Erf", "erf"},
+                                                        {"Softplus", "softplus"},
+                                                        {"Softsign", "softsign"},
+                                                        {"HardSwish", "hard_swish"}}) {
+    table[onnx_op] = [op = op](NodeContext& c) {
+      return ConvertActivation(c, op, nlohmann::json::object());
+    };
+  }
+  table["Elu"] = ActivationWithFloats("elu", {{"alpha", "alpha", 1.0f}});
+  table["Selu"] = ActivationWithFloats("selu", {{"alpha", "alpha", 1.67326319217681884765625f},
+                                                {"gamma", "gamma", 1.05070102214813232421875f}});
+  table["HardSigmoid"] =
+      ActivationWithFloats("hard_sigmoid", {{"alpha", "alpha", 0.2f}, {"beta", "beta", 0.5f}});
+  table["ThresholdedRelu"] = ActivationWithFloats("thresholded_relu", {{"alpha", "alpha", 1.0f}});
 }
 
 }  // namespace tessel::graph::onnx::internal

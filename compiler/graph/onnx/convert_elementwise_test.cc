@@ -1,10 +1,12 @@
 // The element-wise operators against values computed here: numpy and legacy (opset < 7)
 // broadcasting, the variadic Sum / Mean / Max, Clip before and after opset 11 (attribute and input
 // forms, absent bounds, min > max), PRelu per channel and broadcast, the activations, arithmetic
-// on known tensors done at import, and non-float32 operands refused.
+// on known tensors done at import, Pow by known and computed exponents, and non-float32 operands
+// refused.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -64,9 +66,8 @@ TEST(ConvertElementwiseTest, LegacyBroadcastAlignsAtAxis) {
   absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {a});
   ASSERT_TRUE(y.ok()) << y.status();
   const NDArray b31 = Floats({3, 1}, Values(b));
-  EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, Broadcast(a, b31, [](float x, float v) {
-                                         return x + v;
-                                       }))),
+  EXPECT_LT(MaxError((*y)[0],
+                     Floats({2, 3, 4}, Broadcast(a, b31, [](float x, float v) { return x + v; }))),
             1e-6);
 }
 
@@ -84,7 +85,9 @@ TEST(ConvertElementwiseTest, VariadicSumMeanMax) {
     std::vector<float> want;
     for (int64_t i = 0; i < 6; ++i) {
       const float x = a.data<float>()[i], v = b.data<float>()[i], w = c.data<float>()[i % 3];
-      want.push_back(op == "Sum" ? x + v + w : op == "Mean" ? (x + v + w) / 3 : std::max({x, v, w}));
+      want.push_back(op == "Sum"    ? x + v + w
+                     : op == "Mean" ? (x + v + w) / 3
+                                    : std::max({x, v, w}));
     }
     EXPECT_LT(MaxError((*y)[0], Floats({2, 3}, want)), 1e-6) << op;
   }
@@ -162,25 +165,84 @@ TEST(ConvertElementwiseTest, PReluPerChannelAndBroadcast) {
 
 TEST(ConvertElementwiseTest, Activations) {
   const NDArray x = Random({3, 5}, 10);
-  const std::vector<std::pair<std::string, std::function<float(float)>>> ops = {
-      {"Relu", [](float v) { return v > 0 ? v : 0.0f; }},
-      {"Sigmoid", [](float v) { return 1.0f / (1.0f + std::exp(-v)); }},
-      {"Tanh", [](float v) { return std::tanh(v); }},
-      {"LeakyRelu", [](float v) { return v > 0 ? v : 0.25f * v; }},
-      {"Neg", [](float v) { return -v; }},
-      {"Abs", [](float v) { return std::abs(v); }},
+  const std::vector<std::pair<std::string, std::function<double(double)>>> ops = {
+      {"Relu", [](double v) { return v > 0 ? v : 0.0; }},
+      {"Sigmoid", [](double v) { return 1.0 / (1.0 + std::exp(-v)); }},
+      {"Tanh", [](double v) { return std::tanh(v); }},
+      {"LeakyRelu", [](double v) { return v > 0 ? v : 0.25 * v; }},
+      {"Neg", [](double v) { return -v; }},
+      {"Abs", [](double v) { return std::abs(v); }},
+      {"Exp", [](double v) { return std::exp(v); }},
+      {"Log", [](double v) { return std::log(std::abs(v) + 0.1); }},
+      {"Sqrt", [](double v) { return std::sqrt(std::abs(v) + 0.1); }},
+      {"Reciprocal", [](double v) { return 1 / (std::abs(v) + 0.1); }},
+      {"Floor", [](double v) { return std::floor(4 * v); }},
+      {"Ceil", [](double v) { return std::ceil(4 * v); }},
+      {"Erf", [](double v) { return std::erf(2 * v); }},
+      {"Elu", [](double v) { return v > 0 ? v : 0.5 * (std::exp(v) - 1); }},
+      {"Selu",
+       [](double v) {
+         return 1.0507009873554805 * (v > 0 ? v : 1.6732632423543772 * (std::exp(v) - 1));
+       }},
+      {"Softplus", [](double v) { return std::log1p(std::exp(v)); }},
+      {"Softsign", [](double v) { return v / (1 + std::abs(v)); }},
+      {"HardSigmoid", [](double v) { return std::clamp(0.2 * v + 0.5, 0.0, 1.0); }},
+      {"HardSwish", [](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); }},
+      {"ThresholdedRelu", [](double v) { return v > 0.25 ? v : 0.0; }},
   };
   for (const auto& [op, f] : ops) {
-    ::onnx::ModelProto m = NewModel(13);
+    ::onnx::ModelProto m = NewModel(op == "HardSwish" ? 14 : 13);
     AddInput(m, "x", {3, 5});
-    auto& n = AddNode(m, op, {"x"}, {"y"});
-    if (op == "LeakyRelu") SetAttr(n, "alpha", 0.25f);
+    // Log, Sqrt and Reciprocal read |x| + 0.1; Floor and Ceil 4x, Erf 2x (more of each range).
+    std::string in = "x";
+    if (op == "Log" || op == "Sqrt" || op == "Reciprocal") {
+      AddNode(m, "Abs", {"x"}, {"ax"});
+      AddInitializer(m, "tenth", Floats({1}, {0.1f}));
+      AddNode(m, "Add", {"ax", "tenth"}, {"pos"});
+      in = "pos";
+    } else if (op == "Floor" || op == "Ceil" || op == "Erf") {
+      AddInitializer(m, "k", Floats({1}, {op == "Erf" ? 2.0f : 4.0f}));
+      AddNode(m, "Mul", {"x", "k"}, {"scaled"});
+      in = "scaled";
+    }
+    auto& n = AddNode(m, op, {in}, {"y"});
+    if (op == "LeakyRelu" || op == "ThresholdedRelu") SetAttr(n, "alpha", 0.25f);
+    if (op == "Elu") SetAttr(n, "alpha", 0.5f);
     AddOutput(m, "y", 2);
     absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
-    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_TRUE(y.ok()) << op << ": " << y.status();
     std::vector<float> want;
-    for (float v : Values(x)) want.push_back(f(v));
-    EXPECT_LT(MaxError((*y)[0], Floats({3, 5}, want)), 1e-6) << op;
+    for (float v : Values(x)) want.push_back(static_cast<float>(f(v)));
+    EXPECT_LT(MaxError((*y)[0], Floats({3, 5}, want)), 2e-6) << op;
+  }
+}
+
+TEST(ConvertElementwiseTest, PowByKnownAndComputedExponents) {
+  const NDArray x = Random({2, 6}, 11), e = Random({6}, 12);
+  std::vector<float> base;
+  for (float v : Values(x)) base.push_back(std::abs(v) + 0.5f);
+  // Exponents 2 and 0.5 (as LayerNorm exports them, int64 and float), 3, and a computed one.
+  for (const std::string exponent : {"2", "0.5", "3", "computed"}) {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {2, 6});
+    std::vector<float> powers(6, exponent == "computed" ? 0.0f : std::stof(exponent));
+    if (exponent == "computed") {
+      AddInput(m, "e", {6});
+      for (int i = 0; i < 6; ++i) powers[i] = e.data<float>()[i];
+    } else if (exponent == "2") {
+      AddInitializer(m, "e", Int64s({}, {2}));
+    } else {
+      AddInitializer(m, "e", Floats({}, {powers[0]}));
+    }
+    AddNode(m, "Pow", {"x", "e"}, {"y"});
+    AddOutput(m, "y", 2);
+    const NDArray xs = Floats({2, 6}, base);
+    absl::StatusOr<std::vector<NDArray>> y =
+        exponent == "computed" ? Evaluate(m, {xs, e}) : Evaluate(m, {xs});
+    ASSERT_TRUE(y.ok()) << exponent << ": " << y.status();
+    std::vector<float> want;
+    for (size_t i = 0; i < base.size(); ++i) want.push_back(std::pow(base[i], powers[i % 6]));
+    EXPECT_LT(MaxError((*y)[0], Floats({2, 6}, want)), 1e-5) << exponent;
   }
 }
 

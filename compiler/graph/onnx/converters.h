@@ -2,6 +2,7 @@
 
 #include <absl/status/status.h>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -13,7 +14,7 @@
 // specifies, naming the attribute or input.
 namespace tessel::graph::onnx::internal {
 
-using Converter = absl::Status (*)(NodeContext& c);
+using Converter = std::function<absl::Status(NodeContext& c)>;
 using ConverterTable = std::map<std::string, Converter>;
 
 // The converter of an op_type, or null.

@@ -52,9 +52,8 @@ absl::Status Dispatch(DLDataType t, const std::string& what, F&& f) {
     if (SameDLType(t, kU16)) return f(uint16_t{});
     if (SameDLType(t, kBool)) return f(Bool{});
   }
-  return absl::UnimplementedError(absl::StrCat(what, ": element type ",
-                                               runtime::DLTypeToString(t),
-                                               " is not supported here"));
+  return absl::UnimplementedError(
+      absl::StrCat(what, ": element type ", runtime::DLTypeToString(t), " is not supported here"));
 }
 
 template <class T>
@@ -83,8 +82,8 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape, size_t 
 // Walks every index of `shape` in row-major order, calling f(offsets) with each operand's offset
 // (from its strides).
 template <size_t N, class F>
-void ForEachIndex(const std::vector<int64_t>& shape,
-                  const std::vector<int64_t> (&strides)[N], F&& f) {
+void ForEachIndex(const std::vector<int64_t>& shape, const std::vector<int64_t> (&strides)[N],
+                  F&& f) {
   int64_t count = 1;
   for (int64_t e : shape) count *= e;
   if (count == 0) return;
@@ -129,6 +128,14 @@ absl::StatusOr<T> Apply(BinaryOp op, T a, T b) {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
       }
       return std::min(a, b);
+    case BinaryOp::kPow:
+      if constexpr (std::is_integral_v<T>) {
+        const double p = std::pow(static_cast<double>(a), static_cast<double>(b));
+        if (!(std::abs(p) < 9.0e15)) return absl::InvalidArgumentError("integer power overflows");
+        return static_cast<T>(p);
+      } else {
+        return static_cast<T>(std::pow(a, b));
+      }
     default:
       return absl::InternalError("not an arithmetic operator");
   }
@@ -194,10 +201,10 @@ absl::StatusOr<NDArray> ConstantBudget::Empty(const std::vector<int64_t>& shape,
       CountElements(shape, std::numeric_limits<int64_t>::max() / element_bytes, what));
   const int64_t bytes = count * element_bytes;
   if (bytes > left_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        what, ": a constant of ", ShapeText(shape), " (", bytes,
-        " bytes) exceeds what the import may still allocate (", left_,
-        " bytes; ImportOptions::max_constant_bytes)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat(what, ": a constant of ", ShapeText(shape), " (", bytes,
+                     " bytes) exceeds what the import may still allocate (", left_,
+                     " bytes; ImportOptions::max_constant_bytes)"));
   }
   left_ -= bytes;
   return NDArray::Empty(shape, dtype);
@@ -231,8 +238,8 @@ absl::StatusOr<NDArray> Reshaped(const NDArray& x, const std::vector<int64_t>& s
                                  ConstantBudget& budget) {
   TESSEL_ASSIGN_OR_RETURN(NDArray out, budget.Empty(shape, x.dtype(), "reshape"));
   if (out.NumElements() != x.NumElements()) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", ShapeText(x.shape()),
-                                                   " to ", ShapeText(shape)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape ", ShapeText(x.shape()), " to ", ShapeText(shape)));
   }
   if (x.NumBytes() > 0) std::memcpy(out.data<void>(), x.data<void>(), x.NumBytes());
   return out;
@@ -244,13 +251,13 @@ absl::StatusOr<NDArray> Transposed(const NDArray& x, const std::vector<int64_t>&
   const size_t rank = in.size();
   std::vector<bool> seen(rank, false);
   if (perm.size() != rank) {
-    return absl::InvalidArgumentError(absl::StrCat("perm ", ShapeText(perm),
-                                                   " is not a permutation of ", rank, " axes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("perm ", ShapeText(perm), " is not a permutation of ", rank, " axes"));
   }
   for (int64_t p : perm) {
     if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) {
-      return absl::InvalidArgumentError(absl::StrCat("perm ", ShapeText(perm),
-                                                     " is not a permutation of ", rank, " axes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("perm ", ShapeText(perm), " is not a permutation of ", rank, " axes"));
     }
     seen[p] = true;
   }
@@ -341,8 +348,8 @@ absl::StatusOr<NDArray> Tiled(const NDArray& x, const std::vector<int64_t>& reps
                               ConstantBudget& budget) {
   const std::vector<int64_t>& in = x.shape();
   if (reps.size() != in.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("repeats ", ShapeText(reps), " for a tensor of ",
-                                                   ShapeText(in)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("repeats ", ShapeText(reps), " for a tensor of ", ShapeText(in)));
   }
   std::vector<int64_t> out_shape(in.size());
   for (size_t d = 0; d < in.size(); ++d) {
@@ -377,7 +384,8 @@ absl::StatusOr<NDArray> Filled(const std::vector<int64_t>& shape, const NDArray&
   TESSEL_ASSIGN_OR_RETURN(NDArray out, budget.Empty(shape, value.dtype(), "fill"));
   const int64_t bytes = runtime::DLTypeBytes(value.dtype());
   char* dst = out.data<char>();
-  for (int64_t i = 0; i < out.NumElements(); ++i) std::memcpy(dst + i * bytes, value.data<char>(), bytes);
+  for (int64_t i = 0; i < out.NumElements(); ++i)
+    std::memcpy(dst + i * bytes, value.data<char>(), bytes);
   return out;
 }
 
@@ -535,10 +543,12 @@ absl::StatusOr<double> ScalarValue(const NDArray& x, const std::string& what) {
 
 float ToFloat(double v) {
   constexpr double kMax = std::numeric_limits<float>::max();
-  if (v > kMax) return v < kMax * (1 + 0x1p-24) ? std::numeric_limits<float>::max()
-                                                : std::numeric_limits<float>::infinity();
-  if (v < -kMax) return v > -kMax * (1 + 0x1p-24) ? std::numeric_limits<float>::lowest()
-                                                  : -std::numeric_limits<float>::infinity();
+  if (v > kMax)
+    return v < kMax * (1 + 0x1p-24) ? std::numeric_limits<float>::max()
+                                    : std::numeric_limits<float>::infinity();
+  if (v < -kMax)
+    return v > -kMax * (1 + 0x1p-24) ? std::numeric_limits<float>::lowest()
+                                     : -std::numeric_limits<float>::infinity();
   return static_cast<float>(v);
 }
 

@@ -62,7 +62,7 @@ absl::StatusOr<runtime::NDArray> Filled(const std::vector<int64_t>& shape,
 absl::StatusOr<runtime::NDArray> Cast(const runtime::NDArray& x, DLDataType to,
                                       ConstantBudget& budget);
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kEqual, kLess, kGreater };
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow, kEqual, kLess, kGreater };
 // Element-wise with numpy broadcasting; comparisons give bool. Integer division truncates toward
 // zero; an integer division by zero is InvalidArgument.
 absl::StatusOr<runtime::NDArray> Binary(BinaryOp op, const runtime::NDArray& a,

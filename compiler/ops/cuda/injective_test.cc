@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "compiler/ir/printer.h"
+#include "compiler/ops/nn/elementwise.h"
+#include "compiler/ops/nn/unary.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/testing/op_check.h"
 #include "compiler/target/target_facts.h"
@@ -42,8 +44,14 @@ OpArgs Binary(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
 // Shapes for every template: small and odd ones, 7 x 7 planes, and large ones.
 std::vector<Case> FallbackCases() {
   std::vector<Case> cases;
-  for (const std::string op : {"relu", "sigmoid", "tanh", "leaky_relu", "clip"}) {
-    std::vector<OpArgs> shapes = {{7}, {2, 3, 1, 1}, {1, 13, 7, 7}};
+  for (const nn::UnaryOp& unary : nn::UnaryOps()) {
+    const std::string op = unary.name;
+    // Three shapes for the activations networks use most, one for the others (each case is a
+    // device compile).
+    const bool common =
+        op == "relu" || op == "sigmoid" || op == "tanh" || op == "leaky_relu" || op == "clip";
+    std::vector<OpArgs> shapes = {{1, 13, 7, 7}};
+    if (common) shapes.insert(shapes.begin(), {{7}, {2, 3, 1, 1}});
     if (op == "relu" || op == "sigmoid") shapes.push_back({1, 64, 112, 112});
     for (const OpArgs& shape : shapes) {
       OpArgs args = {{"shape", shape}};
@@ -66,7 +74,9 @@ std::vector<Case> FallbackCases() {
        }) {
     cases.push_back({"add", {{"a_shape", a}, {"b_shape", b}}});
   }
-  for (const std::string op : {"subtract", "multiply", "divide", "maximum", "minimum"}) {
+  for (nn::BinaryOp kind : nn::AllBinaryOps()) {
+    const std::string op = nn::BinaryOpName(kind);
+    if (op == "add") continue;
     cases.push_back({op, Binary({2, 16, 7, 7}, {16, 1, 1})});
     cases.push_back({op, Binary({6, 5}, {4, 1, 6, 5})});
   }

@@ -4,14 +4,10 @@ namespace tessel::ops::injective {
 
 const std::vector<InjectiveOperator>& InjectiveOperators() {
   static const auto* operators = [] {
-    auto* all = new std::vector<InjectiveOperator>{
-        {"relu", BuildRelu},       {"leaky_relu", BuildLeakyRelu},
-        {"sigmoid", BuildSigmoid}, {"tanh", BuildTanh},
-        {"clip", BuildClip},
-    };
-    for (nn::BinaryOp kind :
-         {nn::BinaryOp::kAdd, nn::BinaryOp::kSubtract, nn::BinaryOp::kMultiply,
-          nn::BinaryOp::kDivide, nn::BinaryOp::kMaximum, nn::BinaryOp::kMinimum}) {
+    auto* all = new std::vector<InjectiveOperator>;
+    for (const nn::UnaryOp& unary : nn::UnaryOps())
+      all->push_back({unary.name, UnaryBuilder(unary)});
+    for (nn::BinaryOp kind : nn::AllBinaryOps()) {
       all->push_back({nn::BinaryOpName(kind), BinaryBuilder(kind)});
     }
     all->insert(all->end(), {{"concatenate", BuildConcatenate},

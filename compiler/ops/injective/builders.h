@@ -7,6 +7,7 @@
 
 #include "compiler/ops/injective/injective_op.h"
 #include "compiler/ops/nn/elementwise.h"
+#include "compiler/ops/nn/unary.h"
 #include "compiler/ops/op_args.h"
 
 // The builders of the injective operators of OPERATORS.md (InjectiveBuilder): each reads the
@@ -16,15 +17,12 @@
 // x86 and GPU templates, so that both compute the same thing from the same arguments.
 namespace tessel::ops::injective {
 
-// Activations (elementwise_builders.cc): x as one row of all its elements. Test value ranges:
-// sigmoid [-8, 8), tanh [-5, 5), clip [-2, 2), the others [-1, 1).
-absl::StatusOr<InjectiveOp> BuildRelu(const std::string& name, const OpArgs& args);
-absl::StatusOr<InjectiveOp> BuildLeakyRelu(const std::string& name, const OpArgs& args);
-absl::StatusOr<InjectiveOp> BuildSigmoid(const std::string& name, const OpArgs& args);
-absl::StatusOr<InjectiveOp> BuildTanh(const std::string& name, const OpArgs& args);
-absl::StatusOr<InjectiveOp> BuildClip(const std::string& name, const OpArgs& args);
+// The element-wise operators of one input (nn/unary.h; elementwise_builders.cc): x as one row
+// of all its elements, test values from the operator's range. `unary` must outlive the builder
+// (the table's entries do).
+InjectiveBuilder UnaryBuilder(const nn::UnaryOp& unary);
 
-// add, subtract, multiply, divide, maximum, minimum with numpy broadcasting
+// add, subtract, multiply, divide, maximum, minimum, power with numpy broadcasting
 // (elementwise_builders.cc), over the CollapseBroadcast views of a, b and the output.
 InjectiveBuilder BinaryBuilder(nn::BinaryOp kind);
 
@@ -47,7 +45,8 @@ absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& arg
 // are root_stages.
 absl::StatusOr<InjectiveOp> BuildBatchNorm(const std::string& name, const OpArgs& args);
 
-// Every operator above with its builder, in the order of this header.
+// Every operator above with its builder, in the order of this header (the unary table's and
+// the binary operators' in theirs).
 struct InjectiveOperator {
   std::string op;  // the operator's name in OPERATORS.md
   InjectiveBuilder build;

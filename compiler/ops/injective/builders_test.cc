@@ -36,7 +36,8 @@ TEST(BuildersTest, ViewsOfEachFamily) {
   EXPECT_EQ(Shape(add->inputs[1]), (std::vector<int64_t>{1, 16, 1}));
   EXPECT_EQ(add->logical_output_shape, (std::vector<int64_t>{2, 16, 5, 7}));
 
-  absl::StatusOr<InjectiveOp> relu = BuildRelu("relu.t", {{"shape", {3, 7, 29}}});
+  absl::StatusOr<InjectiveOp> relu =
+      UnaryBuilder(*nn::FindUnaryOp("relu"))("relu.t", {{"shape", {3, 7, 29}}});
   ASSERT_TRUE(relu.ok());
   EXPECT_EQ(Shape(relu->output), (std::vector<int64_t>{609}));
 
@@ -82,11 +83,12 @@ TEST(BuildersTest, EveryOperatorBuilds) {
     ASSERT_TRUE(op.ok()) << o.op << ": " << op.status();
     EXPECT_EQ(op->inputs.size(), op->logical_inputs.size()) << o.op;
   }
-  EXPECT_EQ(seen.size(), 19u);
+  EXPECT_EQ(seen.size(), nn::UnaryOps().size() + nn::AllBinaryOps().size() + 8);
 }
 
 TEST(BuildersTest, ErrorsNameTheTemplateAndTheKey) {
-  absl::StatusOr<InjectiveOp> op = BuildClip("clip.t", {{"shape", {2}}, {"min", 1}, {"max", 0}});
+  const InjectiveBuilder clip = UnaryBuilder(*nn::FindUnaryOp("clip"));
+  absl::StatusOr<InjectiveOp> op = clip("clip.t", {{"shape", {2}}, {"min", 1}, {"max", 0}});
   ASSERT_FALSE(op.ok());
   EXPECT_EQ(op.status().message(), "clip.t: argument 'min' must not exceed argument 'max'");
   op = BinaryBuilder(nn::BinaryOp::kMinimum)("minimum.t", {{"a_shape", {2, 3}}, {"b_shape", {4}}});
@@ -94,6 +96,10 @@ TEST(BuildersTest, ErrorsNameTheTemplateAndTheKey) {
   EXPECT_NE(op.status().message().find("minimum.t: arguments 'a_shape' [2, 3] and 'b_shape' [4]"),
             std::string::npos)
       << op.status().message();
+  op = UnaryBuilder(*nn::FindUnaryOp("gelu"))("gelu.t", {{"shape", {2}}, {"approximate", "erf"}});
+  ASSERT_FALSE(op.ok());
+  EXPECT_EQ(op.status().message(),
+            "gelu.t: argument 'approximate' must be \"none\" or \"tanh\", got \"erf\"");
   op = BuildTake("take.t", {{"data_shape", {2, 3}}, {"indices_shape", {4}}, {"axis", 2}});
   ASSERT_FALSE(op.ok());
   EXPECT_NE(op.status().message().find("'axis'"), std::string::npos) << op.status().message();

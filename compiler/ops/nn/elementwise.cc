@@ -30,6 +30,8 @@ ir::Expr BinaryElement(BinaryOp op, ir::Expr a, ir::Expr b) {
       return ir::max(a, b);
     case BinaryOp::kMinimum:
       return ir::min(a, b);
+    case BinaryOp::kPower:
+      return ir::pow(a, b);
   }
   return a;
 }
@@ -49,9 +51,21 @@ std::vector<ir::Expr> BroadcastIndex(const std::vector<int64_t>& shape,
   return idx;
 }
 
+BinaryInputRanges InputRanges(BinaryOp op) {
+  if (op == BinaryOp::kDivide) return {.b_low = 0.5, .b_high = 2};
+  if (op == BinaryOp::kPower) return {.a_low = 0.5, .a_high = 2, .b_low = -2, .b_high = 2};
+  return {};
+}
+
+const std::vector<BinaryOp>& AllBinaryOps() {
+  static const auto* all = new std::vector<BinaryOp>{
+      BinaryOp::kAdd,     BinaryOp::kSubtract, BinaryOp::kMultiply, BinaryOp::kDivide,
+      BinaryOp::kMaximum, BinaryOp::kMinimum,  BinaryOp::kPower};
+  return *all;
+}
+
 std::optional<BinaryOp> FindBinaryOp(const std::string& name) {
-  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSubtract, BinaryOp::kMultiply, BinaryOp::kDivide,
-                      BinaryOp::kMaximum, BinaryOp::kMinimum}) {
+  for (BinaryOp op : AllBinaryOps()) {
     if (name == BinaryOpName(op)) return op;
   }
   return std::nullopt;
@@ -71,6 +85,8 @@ const char* BinaryOpName(BinaryOp op) {
       return "maximum";
     case BinaryOp::kMinimum:
       return "minimum";
+    case BinaryOp::kPower:
+      return "power";
   }
   return "?";
 }

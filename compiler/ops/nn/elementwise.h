@@ -15,10 +15,13 @@
 // (compute_inline can absorb it).
 namespace tessel::ops::nn {
 
-enum class BinaryOp { kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum };
+enum class BinaryOp { kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum, kPower };
 
-// "add", "subtract", "multiply", "divide", "maximum", "minimum": the operator names of
-// OPERATORS.md.
+// Every operator, in the order of the enum.
+const std::vector<BinaryOp>& AllBinaryOps();
+
+// "add", "subtract", "multiply", "divide", "maximum", "minimum", "power" (a to the b): the
+// operator names of OPERATORS.md.
 const char* BinaryOpName(BinaryOp op);
 
 // The broadcast shape of a and b, or an error quoting both shapes and the dimension that differs.
@@ -27,6 +30,14 @@ absl::StatusOr<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& 
 
 // a op b, broadcast. Both tensors have the same element type.
 absl::StatusOr<te::Tensor> Binary(BinaryOp op, const te::Tensor& a, const te::Tensor& b);
+
+// Where an operator is worth testing: tests draw a from [a_low, a_high) and b likewise. A
+// divisor away from zero keeps quotients well conditioned; power takes positive bases (a
+// negative one to a fractional exponent has no real value).
+struct BinaryInputRanges {
+  double a_low = -1, a_high = 1, b_low = -1, b_high = 1;
+};
+BinaryInputRanges InputRanges(BinaryOp op);
 
 // The operator BinaryOpName calls `name`, if any.
 std::optional<BinaryOp> FindBinaryOp(const std::string& name);

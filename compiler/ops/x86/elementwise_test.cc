@@ -1,8 +1,11 @@
-// The element-wise templates against libtorch: activations on several shapes (prime extents,
-// single elements, rank 1 to 5), every kind of broadcasting for the binary operators, random
-// configs, and argument errors naming the key.
+// The element-wise templates against libtorch: every operator of one input on several shapes (prime
+// extents, single elements, rank 1 to 5), every kind of broadcasting for the binary operators,
+// random configs, and argument errors naming the key.
+#include "compiler/ops/nn/elementwise.h"
+
 #include <gtest/gtest.h>
 
+#include "compiler/ops/nn/unary.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/testing/op_check.h"
 
@@ -31,30 +34,43 @@ const std::vector<OpArgs>& ActivationShapes() {
   return *shapes;
 }
 
-TEST(ElementwiseTest, ActivationsFallback) {
-  for (const std::string op : {"relu", "sigmoid", "tanh", "leaky_relu", "clip"}) {
+// Arguments of the unary operators beside the shape: attributes away from their defaults.
+OpArgs UnaryArgs(const std::string& op, const OpArgs& shape) {
+  OpArgs args = {{"shape", shape}};
+  if (op == "leaky_relu") args["alpha"] = 0.2;
+  if (op == "clip") args["min"] = -0.5, args["max"] = 1.25;
+  if (op == "elu") args["alpha"] = 0.7;
+  if (op == "selu") args["alpha"] = 1.5, args["gamma"] = 1.25;
+  if (op == "hard_sigmoid") args["alpha"] = 0.25, args["beta"] = 0.4;
+  if (op == "thresholded_relu") args["alpha"] = 0.3;
+  return args;
+}
+
+TEST(ElementwiseTest, UnaryFallback) {
+  for (const nn::UnaryOp& unary : nn::UnaryOps()) {
+    const std::string op = unary.name;
     for (const OpArgs& shape : ActivationShapes()) {
-      OpArgs args = {{"shape", shape}};
-      if (op == "leaky_relu") args["alpha"] = 0.2;
-      if (op == "clip") {
-        args["min"] = -0.5;
-        args["max"] = 1.25;
-      }
-      EXPECT_TRUE(CheckFallback(Get(op + ".x86"), args).ok())
-          << op << " " << args.dump() << ": " << CheckFallback(Get(op + ".x86"), args);
+      const OpArgs args = UnaryArgs(op, shape);
+      const absl::Status s = CheckFallback(Get(op + ".x86"), args);
+      EXPECT_TRUE(s.ok()) << op << " " << args.dump() << ": " << s;
     }
   }
 }
 
-TEST(ElementwiseTest, LeakyReluDefaultAlpha) {
-  EXPECT_TRUE(CheckFallback(Get("leaky_relu.x86"), {{"shape", {4, 33}}}).ok());
+TEST(ElementwiseTest, UnaryDefaultAttributes) {
+  for (const std::string op : {"leaky_relu", "elu", "selu", "hard_sigmoid", "thresholded_relu"}) {
+    const absl::Status s = CheckFallback(Get(op + ".x86"), {{"shape", {4, 33}}});
+    EXPECT_TRUE(s.ok()) << op << ": " << s;
+  }
+  const absl::Status s =
+      CheckFallback(Get("gelu.x86"), {{"shape", {4, 33}}, {"approximate", "tanh"}});
+  EXPECT_TRUE(s.ok()) << s;
 }
 
-TEST(ElementwiseTest, ActivationsRandomConfigs) {
-  for (const std::string op : {"relu", "sigmoid", "tanh", "leaky_relu", "clip"}) {
-    OpArgs args = {{"shape", {3, 7, 29}}, {"min", -0.3}, {"max", 0.4}};
-    if (op != "clip") args.erase("min"), args.erase("max");
-    absl::Status s = CheckRandomConfigs(Get(op + ".x86"), args, 20);
+TEST(ElementwiseTest, UnaryRandomConfigs) {
+  for (const nn::UnaryOp& unary : nn::UnaryOps()) {
+    const std::string op = unary.name;
+    absl::Status s = CheckRandomConfigs(Get(op + ".x86"), UnaryArgs(op, {3, 7, 29}), 8);
     EXPECT_TRUE(s.ok()) << op << ": " << s;
   }
 }
@@ -78,7 +94,8 @@ const std::vector<std::pair<OpArgs, OpArgs>>& BroadcastCases() {
 }
 
 TEST(ElementwiseTest, BinaryBroadcastingFallback) {
-  for (const std::string op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"}) {
+  for (nn::BinaryOp kind : nn::AllBinaryOps()) {
+    const std::string op = nn::BinaryOpName(kind);
     for (const auto& [a, b] : BroadcastCases()) {
       const OpArgs args = {{"a_shape", a}, {"b_shape", b}};
       absl::Status s = CheckFallback(Get(op + ".x86"), args);
@@ -88,7 +105,8 @@ TEST(ElementwiseTest, BinaryBroadcastingFallback) {
 }
 
 TEST(ElementwiseTest, BinaryRandomConfigs) {
-  for (const std::string op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"}) {
+  for (nn::BinaryOp kind : nn::AllBinaryOps()) {
+    const std::string op = nn::BinaryOpName(kind);
     const OpArgs args = {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}};
     absl::Status s = CheckRandomConfigs(Get(op + ".x86"), args, 20);
     EXPECT_TRUE(s.ok()) << op << ": " << s;
@@ -114,6 +132,8 @@ TEST(ElementwiseTest, ArgumentErrors) {
   ExpectError("clip.x86", {{"shape", {2}}, {"max", 1}}, "min");
   ExpectError("clip.x86", {{"shape", {2}}, {"min", 1}}, "max");
   ExpectError("clip.x86", {{"shape", {2}}, {"min", 1}, {"max", 0}}, "min");
+  ExpectError("elu.x86", {{"shape", {2}}, {"alpha", "x"}}, "alpha");
+  ExpectError("gelu.x86", {{"shape", {2}}, {"approximate", "fast"}}, "approximate");
   ExpectError("add.x86", {{"a_shape", {2, 3}}}, "b_shape");
   ExpectError("add.x86", {{"a_shape", {2, 3}}, {"b_shape", {4}}}, "a_shape");
   ExpectError("maximum.x86", {{"a_shape", {2, 3}}, {"b_shape", {2, 1, 2}}}, "b_shape");

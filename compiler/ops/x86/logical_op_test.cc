@@ -19,6 +19,8 @@
 
 #include "baselines/torch/reference.h"
 #include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/nn/elementwise.h"
+#include "compiler/ops/nn/unary.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/testing/conv_args.h"
@@ -147,11 +149,13 @@ std::vector<Case> AcceptedCases() {
       {"take", {{"data_shape", {5, 6, 7}}, {"indices_shape", {2, 3}}, {"axis", -2}}},
       {"take", {{"data_shape", {3, 4}}, {"indices_shape", {2}}, {"axis", 1}}},
   };
-  for (const char* op : {"relu", "sigmoid", "tanh", "leaky_relu"}) {
-    cases.push_back({op, {{"shape", {3, 7, 29}}}});
-    cases.push_back({op, {{"shape", {5}}}});
+  for (const nn::UnaryOp& unary : nn::UnaryOps()) {
+    if (std::string(unary.name) == "clip") continue;  // needs min and max
+    cases.push_back({unary.name, {{"shape", {3, 7, 29}}}});
+    cases.push_back({unary.name, {{"shape", {5}}}});
   }
-  for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum"}) {
+  for (nn::BinaryOp kind : nn::AllBinaryOps()) {
+    const char* op = nn::BinaryOpName(kind);
     cases.push_back({op, {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}}});
     cases.push_back({op, {{"a_shape", {3, 1, 37}}, {"b_shape", {4, 1}}}});
     cases.push_back({op, {{"a_shape", {6}}, {"b_shape", {6}}}});
