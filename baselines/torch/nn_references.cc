@@ -2,12 +2,14 @@
 #include <ATen/ATen.h>
 #include <absl/strings/str_cat.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "baselines/torch/forms.h"
 #include "baselines/torch/inputs.h"
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
+#include "compiler/ops/nn/reduce.h"
 #include "compiler/ops/nn/unary.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
@@ -165,6 +167,53 @@ Outputs Unary(const std::string& op, const ops::OpArgs& args, const std::vector<
   return std::vector<NDArray>{FromTorch(out)};
 }
 
+// The reductions of compiler/ops/nn/reduce.h over any axes, as torch computes them.
+Outputs Reduce(const std::string& op, const ops::OpArgs& args, const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank == 0) return reader.Error("argument 'shape' must have at least one dimension");
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> axes, reader.Ints("axes", -1, -rank));
+  for (const int64_t axis : axes) {
+    if (axis >= rank)
+      return reader.Error(absl::StrCat("argument 'axes': ", axis, " is not below the rank ", rank));
+  }
+  TESSEL_ASSIGN_OR_RETURN(const bool keepdims, reader.BoolOr("keepdims", true));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  const at::Tensor x = ToTorch(inputs[0]);
+  const at::IntArrayRef dims(axes);
+  at::Tensor out;
+  if (op == "reduce_sum") {
+    out = at::sum(x, dims, keepdims);
+  } else if (op == "reduce_mean") {
+    out = at::mean(x, dims, keepdims);
+  } else if (op == "reduce_max") {
+    out = at::amax(x, dims, keepdims);
+  } else if (op == "reduce_min") {
+    out = at::amin(x, dims, keepdims);
+  } else if (op == "reduce_prod") {
+    // torch's prod takes one dimension at a time: the highest first, so the others keep their
+    // positions even without keepdims.
+    std::vector<int64_t> sorted = axes;
+    for (int64_t& a : sorted) a = a < 0 ? a + rank : a;
+    std::sort(sorted.rbegin(), sorted.rend());
+    out = x;
+    for (const int64_t a : sorted) out = at::prod(out, a, keepdims);
+  } else if (op == "reduce_l1") {
+    out = at::sum(at::abs(x), dims, keepdims);
+  } else if (op == "reduce_l2") {
+    out = at::sqrt(at::sum(x * x, dims, keepdims));
+  } else if (op == "reduce_sum_square") {
+    out = at::sum(x * x, dims, keepdims);
+  } else if (op == "reduce_log_sum") {
+    out = at::log(at::sum(x, dims, keepdims));
+  } else {
+    TESSEL_CHECK(op == "reduce_log_sum_exp") << op;
+    out = at::logsumexp(x, dims, keepdims);
+  }
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
 Outputs Softmax(const std::string& op, const ops::OpArgs& args,
                 const std::vector<NDArray>& inputs) {
   ops::ArgReader reader(op, args);
@@ -192,6 +241,7 @@ std::vector<ReferenceEntry> NnReferences() {
                                          {"softmax", Softmax},
                                          {"log_softmax", Softmax}};
   for (const ops::nn::UnaryOp& op : ops::nn::UnaryOps()) entries.push_back({op.name, Unary});
+  for (const ops::nn::ReduceOp& op : ops::nn::ReduceOps()) entries.push_back({op.name, Reduce});
   return entries;
 }
 

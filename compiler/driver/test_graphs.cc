@@ -3,6 +3,7 @@
 #include <random>
 
 #include "compiler/graph/builder.h"
+#include "compiler/ops/nn/reduce.h"
 #include "compiler/support/check.h"
 
 namespace tessel::driver::testing {
@@ -130,6 +131,15 @@ absl::StatusOr<TestGraph> ElementwiseAndShapeGraph() {
                                                              : nlohmann::json::object());
   }
   b.Output(u);
+  // Every reduction, of the positive e: over the last axis, and over the middle two without
+  // keepdims.
+  bool last = true;
+  for (const ops::nn::ReduceOp& op : ops::nn::ReduceOps()) {
+    b.Output(b.Op(op.name, {e},
+                  last ? nlohmann::json{{"axes", {3}}}
+                       : nlohmann::json{{"axes", {1, 2}}, {"keepdims", false}}));
+    last = !last;
+  }
   b.Output(b.Op("floor", {a}));
   b.Output(b.Op("ceil", {a}));
   ValueId rs = b.Op("reshape", {th}, {{"newshape", {6, -1}}});

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "compiler/ops/nn/elementwise.h"
+#include "compiler/ops/nn/reduce.h"
 #include "compiler/ops/nn/unary.h"
 
 namespace tessel::graph {
@@ -189,6 +190,9 @@ std::vector<OpDef> AllOpDefs() {
   }
   for (const ops::nn::UnaryOp& op : ops::nn::UnaryOps()) {
     defs.push_back(Def(op.name, P::kElemWise, 1, 1, ShapeArgs(op.name)));
+  }
+  for (const ops::nn::ReduceOp& op : ops::nn::ReduceOps()) {
+    defs.push_back(Def(op.name, P::kOpaque, 1, 1, ShapeArgs(op.name)));
   }
   for (const char* op : {"softmax", "log_softmax"}) {
     defs.push_back(Def(op, P::kOpaque, 1, 1, ShapeArgs(op)));

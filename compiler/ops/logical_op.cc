@@ -22,6 +22,7 @@ const logical::SignatureTable& Table() {
     logical::AddMatrixOps(*t);
     logical::AddPoolOps(*t);
     logical::AddNormOps(*t);
+    logical::AddReduceOps(*t);
     logical::AddElementwiseOps(*t);
     logical::AddTransformOps(*t);
     return t;

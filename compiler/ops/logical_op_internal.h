@@ -16,7 +16,7 @@
 
 // Private to LogicalSignatureOf (logical_op.h): its operator families, one file each
 // (logical_conv.cc, logical_matrix.cc, logical_pool.cc, logical_norm.cc, logical_elementwise.cc,
-// logical_transform.cc), and what they share.
+// logical_transform.cc, logical_reduce.cc), and what they share.
 namespace tessel::ops::logical {
 
 // The signature of one operator; `op` is its name (one function may serve several), which
@@ -32,6 +32,7 @@ void AddPoolOps(SignatureTable& table);
 void AddNormOps(SignatureTable& table);
 void AddElementwiseOps(SignatureTable& table);
 void AddTransformOps(SignatureTable& table);
+void AddReduceOps(SignatureTable& table);
 
 // The spec named `name` of t, a tensor of constant shape: t's shape and element type, values
 // drawn from [low, high).

@@ -56,9 +56,6 @@ const std::map<std::string, std::string>& Unsupported() {
       {"pytorch-operator/test_operator_addconstant", "Add"},
       {"pytorch-operator/test_operator_non_float_params", "Add"},
       {"pytorch-operator/test_operator_pad", "Pad"},
-      {"pytorch-operator/test_operator_reduced_mean", "ReduceMean"},
-      {"pytorch-operator/test_operator_reduced_sum", "ReduceSum"},
-      {"pytorch-operator/test_operator_reduced_sum_keepdim", "ReduceSum"},
       {"pytorch-operator/test_operator_symbolic_override", "InstanceNormalization"},
   };
   return *cases;

@@ -10,6 +10,7 @@ const Converter* FindConverter(const std::string& op_type) {
     AddLinearConverters(*t);
     AddElementwiseConverters(*t);
     AddNormConverters(*t);
+    AddReduceConverters(*t);
     AddShapeConverters(*t);
     AddGatherConverters(*t);
     AddConstantConverters(*t);

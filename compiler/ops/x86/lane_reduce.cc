@@ -1,20 +1,22 @@
 #include "compiler/ops/x86/lane_reduce.h"
 
 #include "compiler/ir/op.h"
+#include "compiler/ops/nn/reduce.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
-#include "compiler/te/reducer.h"
 
 namespace tessel::ops::x86 {
 namespace {
 
 ir::Expr Reduce(LaneReducer reducer, ir::Expr source, std::vector<ir::IterVar> axis,
                 ir::Expr where = ir::Expr()) {
-  return reducer == LaneReducer::kSum
-             ? te::sum(std::move(source), std::move(axis), std::move(where))
-             : te::max(std::move(source), std::move(axis), std::move(where));
+  nn::ReduceCombine combine = nn::ReduceCombine::kSum;
+  if (reducer == LaneReducer::kMax) combine = nn::ReduceCombine::kMax;
+  if (reducer == LaneReducer::kMin) combine = nn::ReduceCombine::kMin;
+  if (reducer == LaneReducer::kProd) combine = nn::ReduceCombine::kProd;
+  return nn::CombineOver(combine, std::move(source), std::move(axis), std::move(where));
 }
 
 }  // namespace

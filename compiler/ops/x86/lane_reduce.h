@@ -17,10 +17,10 @@
 // the first stage is a vector accumulation (l vectorized; loop partitioning splits the guarded
 // last block off, so the bulk has no guard), the second a short scalar reduction per row. The
 // lanes' results are combined in another order than a sequential sum: sums round differently
-// (not more), max is exact.
+// (not more), max and min are exact.
 namespace tessel::ops::x86 {
 
-enum class LaneReducer { kSum, kMax };
+enum class LaneReducer { kSum, kMax, kMin, kProd };
 
 struct LaneReduction {
   te::Tensor partial;  // rows..., L

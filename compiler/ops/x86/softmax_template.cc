@@ -23,6 +23,7 @@
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/host_reshape.h"
 #include "compiler/ops/x86/lane_reduce.h"
+#include "compiler/ops/x86/vectorize_last.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
@@ -89,22 +90,6 @@ search::Config Fallback(const std::string& name, const search::ConfigSpace& spac
                         {"parallel", parallel ? 1 : 0}}}});
   TESSEL_CHECK(config.ok()) << config.status().message();
   return *config;
-}
-
-// Vectorizes the last data axis of stage t (compute_at a row): whole when it is at most one
-// vector, else split by vec (a ragged last vector is guarded and split off by partitioning).
-// Returns the loop outside the vector, for reductions to move their axis before.
-absl::StatusOr<ir::IterVar> VectorizeLast(schedule::Schedule& s, const te::Tensor& t,
-                                          int64_t extent, int64_t vec) {
-  Stage st = s[t];
-  const ir::IterVar& last = Axes(t).back();
-  if (extent <= vec) {
-    TESSEL_RETURN_IF_ERROR(st.vectorize(last));
-    return last;
-  }
-  TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult parts, st.split(last, ir::IntImm(ir::kInt32, vec)));
-  TESSEL_RETURN_IF_ERROR(st.vectorize(parts.inner));
-  return parts.outer;
 }
 
 absl::StatusOr<OpProgram> Instantiate(const std::string& name, bool log,
