@@ -5,7 +5,7 @@
 //    (lane_reduce.h, `lanes` vector chains); log_sum_exp reduces the maximum first the same way.
 //  - inner > 1: the combination is a vector along inner accumulated over the K positions (the
 //    row streamed contiguously), vectors of `vec`.
-// Knobs: vec (one or two registers), lanes (inner == 1: one, two or four registers), parallel.
+// Knobs: row_reduction_knobs.h.
 // Flops: one per element of x (two for the shifted log_sum_exp).
 #include <absl/strings/str_cat.h>
 
@@ -17,6 +17,7 @@
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/host_reshape.h"
 #include "compiler/ops/x86/lane_reduce.h"
+#include "compiler/ops/x86/row_reduction_knobs.h"
 #include "compiler/ops/x86/vectorize_last.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
@@ -28,36 +29,19 @@ namespace {
 using ir::Expr;
 using ir::Var;
 
-int64_t Lanes(const target::TargetFacts& facts) { return std::max(facts.lanes(), 4); }
-
 absl::StatusOr<search::ConfigSpace> Space(const std::string& name, const OpArgs& args,
                                           const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(const nn::ReduceArgs a, nn::ReadReduceArgs(ArgReader(name, args)));
-  const int64_t lanes = Lanes(facts);
   search::ConfigSpace space;
-  space.define_knob("vec", {lanes, 2 * lanes});
-  if (a.inner == 1) {
-    space.define_knob("lanes", {lanes, 2 * lanes, 4 * lanes});
-  } else {
-    space.define_knob("lanes", {lanes});  // unused: the combination is a vector along inner
-  }
-  space.define_knob("parallel", {0, 1});
+  DefineRowReductionKnobs(space, a.inner, facts);
   return space;
 }
 
+// A reduction streams its input: threads pay off from about a hundred thousand elements.
 search::Config Fallback(const std::string& name, const search::ConfigSpace& space,
                         const OpArgs& args, const target::TargetFacts& facts) {
   const nn::ReduceArgs a = *nn::ReadReduceArgs(ArgReader(name, args));
-  const int64_t lanes = Lanes(facts);
-  // A reduction streams its input: threads pay off from about a hundred thousand elements.
-  const bool parallel = a.outer > 1 && a.outer * a.k * a.inner >= 131072;
-  absl::StatusOr<search::Config> config =
-      space.FromJson({{"knobs",
-                       {{"vec", lanes},
-                        {"lanes", a.inner == 1 && a.k >= 4 * lanes ? 2 * lanes : lanes},
-                        {"parallel", parallel ? 1 : 0}}}});
-  TESSEL_CHECK(config.ok()) << config.status().message();
-  return *config;
+  return RowReductionFallback(space, a.outer, a.k, a.inner, 131072, facts);
 }
 
 LaneReducer LaneReducerOf(nn::ReduceCombine combine) {

@@ -10,8 +10,7 @@
 // softmax stores exp(x - max) once and multiplies it by 1 / sum; log_softmax computes
 // x - (max + log(sum)).
 //
-// Knobs: vec (elements per vector: one or two registers), lanes (vector chains of the last-axis
-// reductions: one, two or four registers), parallel (0 or 1).
+// Knobs: row_reduction_knobs.h.
 // Flops: 5 per element (the maximum's comparison, the subtraction, exp, the sum's addition, the
 // normalization), exp counted as one.
 #include <absl/strings/str_cat.h>
@@ -23,6 +22,7 @@
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/host_reshape.h"
 #include "compiler/ops/x86/lane_reduce.h"
+#include "compiler/ops/x86/row_reduction_knobs.h"
 #include "compiler/ops/x86/vectorize_last.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
@@ -60,36 +60,19 @@ absl::StatusOr<Rows> ReadRows(const std::string& name, const OpArgs& args) {
   return r;
 }
 
-int64_t Lanes(const target::TargetFacts& facts) { return std::max(facts.lanes(), 4); }
-
 absl::StatusOr<search::ConfigSpace> Space(const std::string& name, const OpArgs& args,
                                           const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(Rows r, ReadRows(name, args));
-  const int64_t lanes = Lanes(facts);
   search::ConfigSpace space;
-  space.define_knob("vec", {lanes, 2 * lanes});
-  if (r.inner == 1) {
-    space.define_knob("lanes", {lanes, 2 * lanes, 4 * lanes});
-  } else {
-    space.define_knob("lanes", {lanes});  // unused: the reductions are vectors along inner
-  }
-  space.define_knob("parallel", {0, 1});
+  DefineRowReductionKnobs(space, r.inner, facts);
   return space;
 }
 
+// exp makes softmax compute-bound: threads pay off from a few thousand elements.
 search::Config Fallback(const std::string& name, const search::ConfigSpace& space,
                         const OpArgs& args, const target::TargetFacts& facts) {
   const Rows r = *ReadRows(name, args);
-  const int64_t lanes = Lanes(facts);
-  // exp makes softmax compute-bound: threads pay off from a few thousand elements.
-  const bool parallel = r.outer > 1 && r.outer * r.k * r.inner >= 8192;
-  absl::StatusOr<search::Config> config =
-      space.FromJson({{"knobs",
-                       {{"vec", lanes},
-                        {"lanes", r.inner == 1 && r.k >= 4 * lanes ? 2 * lanes : lanes},
-                        {"parallel", parallel ? 1 : 0}}}});
-  TESSEL_CHECK(config.ok()) << config.status().message();
-  return *config;
+  return RowReductionFallback(space, r.outer, r.k, r.inner, 8192, facts);
 }
 
 absl::StatusOr<OpProgram> Instantiate(const std::string& name, bool log,
