@@ -20,6 +20,7 @@
 #include "baselines/torch/reference.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/elementwise.h"
+#include "compiler/ops/nn/reduce.h"
 #include "compiler/ops/nn/unary.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/template.h"
@@ -159,6 +160,10 @@ std::vector<Case> AcceptedCases() {
     cases.push_back({op, {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}}});
     cases.push_back({op, {{"a_shape", {3, 1, 37}}, {"b_shape", {4, 1}}}});
     cases.push_back({op, {{"a_shape", {6}}, {"b_shape", {6}}}});
+  }
+  for (const nn::ReduceOp& reduce : nn::ReduceOps()) {
+    cases.push_back({reduce.name, {{"shape", {3, 5, 40}}, {"axes", {1}}}});
+    cases.push_back({reduce.name, {{"shape", {2, 3, 7}}, {"axes", {1, 2}}, {"keepdims", false}}});
   }
   for (const char* op : {"softmax", "log_softmax"}) {
     cases.push_back({op, {{"shape", {3, 5, 40}}, {"axis", 1}}});
