@@ -9,6 +9,8 @@
 #include <random>
 #include <set>
 
+#include "compiler/ops/nn/reduce.h"
+#include "compiler/ops/nn/unary.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/testing/conv_args.h"
 #include "costmodels/features/curve.h"
@@ -50,8 +52,8 @@ ops::OpArgs BitserialConv() {
 }
 
 // Small, valid arguments per template.
-const std::map<std::string, ops::OpArgs>& ArgsTable() {
-  static const auto* table = new std::map<std::string, ops::OpArgs>{
+std::map<std::string, ops::OpArgs>* MakeArgsTable() {
+  auto* table = new std::map<std::string, ops::OpArgs>{
       {"conv2d_nchwc.x86", SquareConvArgs(16, 10, 32, 3, 1, 1)},
       {"conv2d_nchw.x86", SquareConvArgs(12, 9, 8, 3, 2, 1, 4)},
       {"conv2d_winograd.x86", SquareConvArgs(16, 8, 16, 3, 1, 1)},
@@ -112,7 +114,21 @@ const std::map<std::string, ops::OpArgs>& ArgsTable() {
       {"pad.x86", {{"shape", {2, 5, 19}}, {"pad_before", {0, 1, 3}}, {"pad_after", {1, 0, 2}}}},
       {"layout_transform.x86", {{"shape", {1, 32, 5, 7}}, {"src", "NCHW"}, {"dst", "NCHW8c"}}},
       {"take.x86", {{"data_shape", {50, 64}}, {"indices_shape", {12}}}},
+      {"power.x86", {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}}},
   };
+  // The tables' other operators: one input of the shape the activations above take.
+  for (const ops::nn::UnaryOp& op : ops::nn::UnaryOps()) {
+    table->try_emplace(std::string(op.name) + ".x86", ops::OpArgs{{"shape", {3, 7, 29}}});
+  }
+  for (const ops::nn::ReduceOp& op : ops::nn::ReduceOps()) {
+    table->try_emplace(std::string(op.name) + ".x86",
+                       ops::OpArgs{{"shape", {3, 5, 40}}, {"axes", {1}}});
+  }
+  return table;
+}
+
+const std::map<std::string, ops::OpArgs>& ArgsTable() {
+  static const auto* const table = MakeArgsTable();
   return *table;
 }
 
