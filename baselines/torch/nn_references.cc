@@ -9,6 +9,7 @@
 #include "baselines/torch/inputs.h"
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
+#include "compiler/ops/nn/lrn.h"
 #include "compiler/ops/nn/reduce.h"
 #include "compiler/ops/nn/unary.h"
 #include "compiler/support/check.h"
@@ -167,6 +168,23 @@ Outputs Unary(const std::string& op, const ops::OpArgs& args, const std::vector<
   return std::vector<NDArray>{FromTorch(out)};
 }
 
+// lrn: ONNX's window (floor((size - 1) / 2) channels before, the rest after) as a channel
+// padding and a 3-D average pool of the squares, as torch's local_response_norm builds it.
+Outputs Lrn(const std::string& op, const ops::OpArgs& args, const std::vector<NDArray>& inputs) {
+  TESSEL_ASSIGN_OR_RETURN(const ops::nn::LrnAttrs a,
+                          ops::nn::ReadLrnAttrs(ops::ArgReader(op, args)));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", {a.n, a.c, a.h, a.w}}}));
+  const at::Tensor x = ToTorch(inputs[0]);
+  const int64_t before = (a.size - 1) / 2, after = a.size - 1 - before;
+  at::Tensor squares = (x * x).unsqueeze(1);  // N 1 C H W
+  squares = at::constant_pad_nd(squares, {0, 0, 0, 0, before, after});
+  const at::Tensor sums =
+      at::avg_pool3d(squares, {a.size, 1, 1}, {1, 1, 1}).squeeze(1) * static_cast<double>(a.size);
+  const at::Tensor out =
+      x / at::pow(sums * (a.alpha / static_cast<double>(a.size)) + a.bias, a.beta);
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
 // The reductions of compiler/ops/nn/reduce.h over any axes, as torch computes them.
 Outputs Reduce(const std::string& op, const ops::OpArgs& args, const std::vector<NDArray>& inputs) {
   ops::ArgReader reader(op, args);
@@ -238,6 +256,7 @@ std::vector<ReferenceEntry> NnReferences() {
                                          {"global_avg_pool2d", GlobalPool2d},
                                          {"global_max_pool2d", GlobalPool2d},
                                          {"batch_norm", BatchNorm},
+                                         {"lrn", Lrn},
                                          {"softmax", Softmax},
                                          {"log_softmax", Softmax}};
   for (const ops::nn::UnaryOp& op : ops::nn::UnaryOps()) entries.push_back({op.name, Unary});

@@ -127,8 +127,9 @@ absl::StatusOr<TestGraph> ElementwiseAndShapeGraph() {
   u = b.Op("multiply", {u, b.Op("reciprocal", {e})});
   for (const char* op : {"softsign", "erf", "elu", "selu", "softplus", "thresholded_relu",
                          "hard_sigmoid", "hard_swish", "gelu", "negative", "abs"}) {
-    u = b.Op(op, {u}, std::string(op) == "thresholded_relu" ? nlohmann::json{{"alpha", 0.7}}
-                                                             : nlohmann::json::object());
+    u = b.Op(op, {u},
+             std::string(op) == "thresholded_relu" ? nlohmann::json{{"alpha", 0.7}}
+                                                   : nlohmann::json::object());
   }
   b.Output(u);
   // Every reduction, of the positive e: over the last axis, and over the middle two without
@@ -149,6 +150,7 @@ absl::StatusOr<TestGraph> ElementwiseAndShapeGraph() {
   b.Output(b.Op("matmul", {rs, b.Constant("mB", d.Next({20, 7}))}));
   b.Output(b.Op("batch_matmul", {am, b.Constant("bB", d.Next({2, 4, 5}))}));
   b.Output(b.Op("layout_transform", {x4}, {{"src", "NCHW"}, {"dst", "NCHW16c"}}));
+  b.Output(b.Op("lrn", {x4}, {{"size", 5}, {"alpha", 0.5}, {"beta", 0.75}, {"bias", 2.0}}));
   b.Output(b.Op("conv2d_transpose", {x4, b.Constant("wt", d.Next({32, 8, 3, 3}, -0.2, 0.2))},
                 {{"stride", {2, 2}}, {"pad", {1, 1, 1, 1}}, {"output_padding", {1, 1}}}, "deconv"));
   return Finish(b, std::move(in));
@@ -157,8 +159,8 @@ absl::StatusOr<TestGraph> ElementwiseAndShapeGraph() {
 absl::StatusOr<TestGraph> RecurrentGraph() {
   Draws d;
   Builder b;
-  std::vector<runtime::NDArray> in = {d.Next({2}, 0, 10, kInt32), d.Next({2, 5}),
-                                      d.Next({2, 4}), d.Next({2, 4})};
+  std::vector<runtime::NDArray> in = {d.Next({2}, 0, 10, kInt32), d.Next({2, 5}), d.Next({2, 4}),
+                                      d.Next({2, 4})};
   // x1: an embedding lookup.
   ValueId tokens = b.Input("tokens", {{2}, kInt32});
   ValueId x1 = b.Op("take", {b.Constant("embedding", d.Next({10, 5})), tokens}, {}, "embed");

@@ -178,6 +178,7 @@ std::vector<OpDef> AllOpDefs() {
       Def("global_avg_pool2d", P::kOutEWiseFusable, 1, 1, NchwArgs("global_avg_pool2d")),
       Def("global_max_pool2d", P::kOutEWiseFusable, 1, 1, NchwArgs("global_max_pool2d")),
       Def("batch_norm", P::kBroadcast, 5, 5, NchwArgs("batch_norm")),
+      Def("lrn", P::kOpaque, 1, 1, NchwArgs("lrn")),
       Def("concatenate", P::kInjective, 1, -1, ConcatArgs),
       Def("take", P::kInjective, 2, 2, TakeArgs),
       Def("rnn_cell", P::kOpaque, 6, 6, CellArgs("rnn_cell")),

@@ -1,9 +1,10 @@
-// Logical signatures of the normalizations: batch_norm (inference, NCHW), softmax and
-// log_softmax (along one axis).
+// Logical signatures of the normalizations: batch_norm (inference, NCHW), lrn (NCHW), softmax
+// and log_softmax (along one axis).
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ops/logical_op_internal.h"
 #include "compiler/ops/nn/batch_norm.h"
+#include "compiler/ops/nn/lrn.h"
 #include "compiler/ops/nn/softmax.h"
 #include "compiler/support/status_macros.h"
 
@@ -46,10 +47,17 @@ absl::StatusOr<LogicalSignature> Softmax(const std::string& op, const OpArgs& ar
   return LogicalSignature{{SpecOf(x, "x", -4, 4)}, {SpecOf(s->output, "out")}};
 }
 
+absl::StatusOr<LogicalSignature> Lrn(const std::string& op, const OpArgs& args) {
+  TESSEL_ASSIGN_OR_RETURN(const nn::LrnAttrs a, nn::ReadLrnAttrs(ArgReader(op, args)));
+  te::Tensor x = Placeholder({a.n, a.c, a.h, a.w}, "x");
+  return LogicalSignature{{SpecOf(x, "x")}, {SpecOf(nn::Lrn(x, a).output, "out")}};
+}
+
 }  // namespace
 
 void AddNormOps(SignatureTable& table) {
   table["batch_norm"] = BatchNorm;
+  table["lrn"] = Lrn;
   table["softmax"] = [](const std::string& op, const OpArgs& args) {
     return Softmax(op, args, false);
   };

@@ -115,6 +115,7 @@ std::map<std::string, ops::OpArgs>* MakeArgsTable() {
       {"layout_transform.x86", {{"shape", {1, 32, 5, 7}}, {"src", "NCHW"}, {"dst", "NCHW8c"}}},
       {"take.x86", {{"data_shape", {50, 64}}, {"indices_shape", {12}}}},
       {"power.x86", {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}}},
+      {"lrn.x86", {{"n", 1}, {"c", 8}, {"h", 3}, {"w", 11}, {"size", 5}}},
   };
   // The tables' other operators: one input of the shape the activations above take.
   for (const ops::nn::UnaryOp& op : ops::nn::UnaryOps()) {

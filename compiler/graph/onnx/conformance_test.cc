@@ -31,9 +31,6 @@ constexpr char kRoot[] = "external/conformance/onnx";
 // Cases Tessel does not support, with the ONNX operator the import names.
 const std::map<std::string, std::string>& Unsupported() {
   static const auto* const cases = new std::map<std::string, std::string>{
-      {"light/light_bvlc_alexnet", "LRN"},
-      {"light/light_inception_v1", "LRN"},
-      {"light/light_zfnet512", "LRN"},
       {"pytorch-converted/test_AvgPool3d", "AveragePool"},
       {"pytorch-converted/test_AvgPool3d_stride", "AveragePool"},
       {"pytorch-converted/test_AvgPool3d_stride1_pad0_gpu_input", "AveragePool"},

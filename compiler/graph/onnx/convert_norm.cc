@@ -1,4 +1,4 @@
-// BatchNormalization (inference), Softmax and LogSoftmax.
+// BatchNormalization (inference), LRN, Softmax and LogSoftmax.
 #include <absl/strings/str_cat.h>
 
 #include "compiler/graph/onnx/converters.h"
@@ -24,8 +24,7 @@ absl::Status ConvertBatchNorm(NodeContext& c) {
   }
   int64_t rest = 1;
   for (size_t d = 2; d < xs.size(); ++d) rest *= xs[d];
-  const std::vector<int64_t> x4 =
-      xs.size() == 4 ? xs : std::vector<int64_t>{xs[0], xs[1], rest, 1};
+  const std::vector<int64_t> x4 = xs.size() == 4 ? xs : std::vector<int64_t>{xs[0], xs[1], rest, 1};
   std::vector<ValueId> in;
   TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
   in.push_back(c.Reshape(x, x4, "input_4d"));
@@ -61,10 +60,34 @@ absl::Status ConvertSoftmax(NodeContext& c, const char* op) {
   return absl::OkStatus();
 }
 
+// LRN of N x C x D1 x ... x Dk: channels across, every spatial position apart, so inputs other
+// than 4-D are seen as N x C x 1 x (D1 ... Dk).
+absl::Status ConvertLrn(NodeContext& c) {
+  const std::vector<int64_t> xs = c.Shape(0);
+  if (xs.size() < 3) return c.Invalid("the input needs a batch, a channel and a spatial axis");
+  TESSEL_ASSIGN_OR_RETURN(const int64_t size, c.Int("size", 0));
+  if (size < 1) return c.Invalid("attribute 'size' must be at least 1");
+  TESSEL_ASSIGN_OR_RETURN(const float alpha, c.Float("alpha", 1e-4f));
+  TESSEL_ASSIGN_OR_RETURN(const float beta, c.Float("beta", 0.75f));
+  TESSEL_ASSIGN_OR_RETURN(const float bias, c.Float("bias", 1.0f));
+  if (!(bias > 0)) return c.Unsupported("attribute 'bias' not positive");
+  TESSEL_ASSIGN_OR_RETURN(ValueId x, c.Float32(0));
+  int64_t positions = 1;
+  for (size_t d = 2; d < xs.size(); ++d) positions *= xs[d];
+  const bool four_d = xs.size() == 4;
+  if (!four_d) x = c.Reshape(x, {xs[0], xs[1], 1, positions}, "input_4d");
+  const ValueId y =
+      c.Op("lrn", {x}, {{"size", size}, {"alpha", alpha}, {"beta", beta}, {"bias", bias}},
+           four_d ? "" : "output_4d");
+  c.SetOutput(0, four_d ? y : c.Reshape(y, xs, "output"));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AddNormConverters(ConverterTable& table) {
   table["BatchNormalization"] = ConvertBatchNorm;
+  table["LRN"] = ConvertLrn;
   table["Softmax"] = [](NodeContext& c) { return ConvertSoftmax(c, "softmax"); };
   table["LogSoftmax"] = [](NodeContext& c) { return ConvertSoftmax(c, "log_softmax"); };
 }

@@ -1,5 +1,6 @@
-// Softmax and LogSoftmax before opset 13 (the input flattened to 2-D at `axis`) and from 13 (one
-// axis), and inference BatchNormalization over 2-D to 5-D inputs, against values computed here.
+// LRN of ranks 3 to 5 with odd and even windows, Softmax and LogSoftmax before opset 13 (the
+// input flattened to 2-D at `axis`) and from 13 (one axis), and inference BatchNormalization over
+// 2-D to 5-D inputs, against values computed here.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -27,8 +28,8 @@ std::vector<float> SoftmaxBy(const NDArray& x, const std::function<int64_t(int64
   std::vector<float> out;
   for (int64_t i = 0; i < 24; ++i) {
     const double e = v[i] - maxes[group(i)];
-    out.push_back(static_cast<float>(log ? e - std::log(sums[group(i)])
-                                         : std::exp(e) / sums[group(i)]));
+    out.push_back(
+        static_cast<float>(log ? e - std::log(sums[group(i)]) : std::exp(e) / sums[group(i)]));
   }
   return out;
 }
@@ -44,12 +45,11 @@ TEST(ConvertNormTest, SoftmaxAxisBeforeAndFromOpset13) {
       absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
       ASSERT_TRUE(y.ok()) << y.status();
       // Opset 11: one softmax over axes 1 and 2 together (per batch); 13: over axis 1 alone.
-      const auto group = opset == 11 ? std::function<int64_t(int64_t)>([](int64_t i) { return i / 12; })
-                                     : std::function<int64_t(int64_t)>([](int64_t i) {
-                                         return (i / 12) * 4 + i % 4;
-                                       });
-      EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, SoftmaxBy(x, group, op == "LogSoftmax"))),
-                1e-6)
+      const auto group =
+          opset == 11
+              ? std::function<int64_t(int64_t)>([](int64_t i) { return i / 12; })
+              : std::function<int64_t(int64_t)>([](int64_t i) { return (i / 12) * 4 + i % 4; });
+      EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, SoftmaxBy(x, group, op == "LogSoftmax"))), 1e-6)
           << op << " opset " << opset;
     }
   }
@@ -65,8 +65,9 @@ TEST(ConvertNormTest, SoftmaxDefaultAxes) {
     absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
     ASSERT_TRUE(y.ok()) << y.status();
     // Opset 11 defaults to axis 1 (flattening axes 1 and 2), 13 to the last axis.
-    const auto group = opset == 11 ? std::function<int64_t(int64_t)>([](int64_t i) { return i / 12; })
-                                   : std::function<int64_t(int64_t)>([](int64_t i) { return i / 4; });
+    const auto group = opset == 11
+                           ? std::function<int64_t(int64_t)>([](int64_t i) { return i / 12; })
+                           : std::function<int64_t(int64_t)>([](int64_t i) { return i / 4; });
     EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, SoftmaxBy(x, group, false))), 1e-6) << opset;
   }
 }
@@ -102,12 +103,59 @@ TEST(ConvertNormTest, BatchNormalizationOfAnyRank) {
   }
 }
 
+// ONNX's LRN formula, over x of [N, C, positions...] (positions flattened).
+std::vector<float> LrnByFormula(const NDArray& x, int64_t n, int64_t c, int64_t positions,
+                                int64_t size, double alpha, double beta, double bias) {
+  const std::vector<float> v = Values(x);
+  std::vector<float> out;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t p = 0; p < positions; ++p) {
+        double square_sum = 0;
+        for (int64_t k = ch - (size - 1) / 2; k <= ch + size / 2; ++k) {
+          if (k < 0 || k >= c) continue;
+          const double e = v[(b * c + k) * positions + p];
+          square_sum += e * e;
+        }
+        const double e = v[(b * c + ch) * positions + p];
+        out.push_back(static_cast<float>(e / std::pow(bias + alpha / size * square_sum, beta)));
+      }
+    }
+  }
+  return out;
+}
+
+TEST(ConvertNormTest, LrnOddAndEvenWindowsOfAnyRank) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{2, 6, 3, 4}, std::vector<int64_t>{1, 5, 7},
+        std::vector<int64_t>{1, 4, 2, 3, 2}}) {
+    for (int64_t size : {3, 4}) {
+      const NDArray x = Random(shape, 7);
+      ::onnx::ModelProto m = NewModel(13);
+      AddInput(m, "x", shape);
+      auto& n = AddNode(m, "LRN", {"x"}, {"y"});
+      SetAttr(n, "size", size);
+      SetAttr(n, "alpha", 0.5f);
+      SetAttr(n, "bias", 1.5f);
+      AddOutput(m, "y", static_cast<int>(shape.size()));
+      absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+      ASSERT_TRUE(y.ok()) << y.status();
+      int64_t positions = 1;
+      for (size_t d = 2; d < shape.size(); ++d) positions *= shape[d];
+      EXPECT_LT(MaxError((*y)[0], Floats(shape, LrnByFormula(x, shape[0], shape[1], positions, size,
+                                                             0.5, 0.75, 1.5))),
+                1e-5)
+          << "rank " << shape.size() << " size " << size;
+    }
+  }
+}
+
 TEST(ConvertNormTest, TrainingBatchNormalizationIsUnsupported) {
   ::onnx::ModelProto m = NewModel(14);
   AddInput(m, "x", {2, 3, 4, 4});
   for (const char* name : {"s", "b", "m", "v"}) AddInitializer(m, name, Random({3}, 1));
   auto& n = AddNode(m, "BatchNormalization", {"x", "s", "b", "m", "v"},
-                   {"y", "running_mean", "running_var"}, "bn");
+                    {"y", "running_mean", "running_var"}, "bn");
   SetAttr(n, "training_mode", int64_t{1});
   AddOutput(m, "y", 4);
   EXPECT_THAT(std::string(Import(m).status().message()),

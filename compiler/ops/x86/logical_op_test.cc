@@ -161,6 +161,7 @@ std::vector<Case> AcceptedCases() {
     cases.push_back({op, {{"a_shape", {3, 1, 37}}, {"b_shape", {4, 1}}}});
     cases.push_back({op, {{"a_shape", {6}}, {"b_shape", {6}}}});
   }
+  cases.push_back({"lrn", {{"n", 1}, {"c", 6}, {"h", 3}, {"w", 5}, {"size", 3}}});
   for (const nn::ReduceOp& reduce : nn::ReduceOps()) {
     cases.push_back({reduce.name, {{"shape", {3, 5, 40}}, {"axes", {1}}}});
     cases.push_back({reduce.name, {{"shape", {2, 3, 7}}, {"axes", {1, 2}}, {"keepdims", false}}});
