@@ -177,7 +177,35 @@ Outputs Pad(const std::string& op, const ops::OpArgs& args, const std::vector<ND
   TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> before, reader.Ints("pad_before", rank, 0));
   TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> after, reader.Ints("pad_after", rank, 0));
   TESSEL_ASSIGN_OR_RETURN(const double value, reader.FloatOr("value", 0.0));
+  const absl::StatusOr<std::string> mode = reader.StringOr("mode", "constant");
+  if (!mode.ok()) return mode.status();
   TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape}}));
+  if (*mode == "edge" || *mode == "reflect") {
+    // Each padded dimension gathered by the source index of every output position.
+    at::Tensor out = ToTorch(inputs[0]);
+    for (int d = 0; d < rank; ++d) {
+      if (before[d] == 0 && after[d] == 0) continue;
+      const int64_t n = shape[d];
+      if (*mode == "reflect" && std::max(before[d], after[d]) >= n) {
+        return reader.Error(absl::StrCat("reflect pads of dimension ", d, " must be below ", n));
+      }
+      std::vector<int64_t> source;
+      for (int64_t i = -before[d]; i < n + after[d]; ++i) {
+        int64_t j = i;
+        if (*mode == "edge") {
+          j = std::clamp<int64_t>(i, 0, n - 1);
+        } else if (i < 0) {
+          j = -i;
+        } else if (i >= n) {
+          j = 2 * (n - 1) - i;
+        }
+        source.push_back(j);
+      }
+      out = out.index_select(d, at::tensor(source, at::kLong));
+    }
+    return std::vector<NDArray>{FromTorch(out.contiguous())};
+  }
+  if (*mode != "constant") return reader.Error("argument 'mode' must be constant, edge or reflect");
   std::vector<int64_t> amounts;  // constant_pad_nd: the last dimension first
   for (int d = rank - 1; d >= 0; --d) {
     amounts.push_back(before[d]);

@@ -65,7 +65,7 @@ absl::StatusOr<LogicalSignature> Pad(const std::string& op, const OpArgs& args) 
   ArgReader r(op, args);
   TESSEL_ASSIGN_OR_RETURN(nn::PadArgs a, nn::ReadPadArgs(r));
   te::Tensor x = Placeholder(a.shape, "x");
-  absl::StatusOr<te::Tensor> out = nn::Pad(x, a.before, a.after, a.value);
+  absl::StatusOr<te::Tensor> out = nn::Pad(x, a.before, a.after, a.value, a.mode);
   if (!out.ok()) return r.ErrorIn("pad_before", out.status());
   return Unary(x, *out);
 }

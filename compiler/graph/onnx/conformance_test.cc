@@ -46,13 +46,11 @@ const std::map<std::string, std::string>& Unsupported() {
       {"pytorch-converted/test_MaxPool3d", "MaxPool"},
       {"pytorch-converted/test_MaxPool3d_stride", "MaxPool"},
       {"pytorch-converted/test_MaxPool3d_stride_padding", "MaxPool"},
-      {"pytorch-converted/test_ReplicationPad2d", "Pad"},
       {"pytorch-operator/test_operator_add_broadcast", "Add"},
       {"pytorch-operator/test_operator_add_size1_broadcast", "Add"},
       {"pytorch-operator/test_operator_add_size1_singleton_broadcast", "Add"},
       {"pytorch-operator/test_operator_addconstant", "Add"},
       {"pytorch-operator/test_operator_non_float_params", "Add"},
-      {"pytorch-operator/test_operator_pad", "Pad"},
       {"pytorch-operator/test_operator_symbolic_override", "InstanceNormalization"},
   };
   return *cases;

@@ -73,7 +73,9 @@ absl::Status ConvertReshape(NodeContext& c) {
   int inferred = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0 && allow_zero == 0) {
-      if (i >= in.size()) return c.Invalid(absl::StrCat("shape ", ShapeText(shape), " copies axis ", i, " of ", ShapeText(in)));
+      if (i >= in.size())
+        return c.Invalid(
+            absl::StrCat("shape ", ShapeText(shape), " copies axis ", i, " of ", ShapeText(in)));
       shape[i] = in[i];
     } else if (shape[i] == 0) {
       return c.Unsupported("a zero extent (attribute 'allowzero' 1)");
@@ -215,7 +217,9 @@ absl::Status ConvertConcat(NodeContext& c) {
 
 absl::Status ConvertPad(NodeContext& c) {
   TESSEL_ASSIGN_OR_RETURN(const std::string mode, c.String("mode", "constant"));
-  if (mode != "constant") return c.Unsupported(absl::StrCat("attribute 'mode' '", mode, "'"));
+  if (mode != "constant" && mode != "edge" && mode != "reflect") {
+    return c.Unsupported(absl::StrCat("attribute 'mode' '", mode, "'"));
+  }
   const std::vector<int64_t> in = c.Shape(0);
   const size_t rank = in.size();
   std::vector<int64_t> pads;
@@ -249,12 +253,13 @@ absl::Status ConvertPad(NodeContext& c) {
     }
   }
   if (pads.size() != 2 * rank) {
-    return c.Invalid(absl::StrCat("'pads' has ", pads.size(), " entries, the input ", rank,
-                                  " axes"));
+    return c.Invalid(
+        absl::StrCat("'pads' has ", pads.size(), " entries, the input ", rank, " axes"));
   }
   for (int64_t p : pads) {
     if (p < 0) return c.Unsupported(absl::StrCat("negative pads ", ShapeText(pads)));
-    if (p > kMaxElements) return c.Invalid(absl::StrCat("pads ", ShapeText(pads), " are too large"));
+    if (p > kMaxElements)
+      return c.Invalid(absl::StrCat("pads ", ShapeText(pads), " are too large"));
   }
   if (!std::isfinite(value)) return c.Unsupported(absl::StrCat("the pad value ", value));
   const std::vector<int64_t> before(pads.begin(), pads.begin() + rank),
@@ -263,8 +268,22 @@ absl::Status ConvertPad(NodeContext& c) {
     c.Forward(0, 0);
     return absl::OkStatus();
   }
+  if (mode == "reflect") {
+    for (size_t d = 0; d < rank; ++d) {
+      if (std::max(before[d], after[d]) >= in[d]) {
+        return c.Unsupported(absl::StrCat("reflect pads ", ShapeText(pads),
+                                          " not below the input's extents ", ShapeText(in)));
+      }
+    }
+  }
   TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
-  c.SetOutput(0, c.Op("pad", {x}, {{"pad_before", before}, {"pad_after", after}, {"value", value}}));
+  nlohmann::json attrs = {{"pad_before", before}, {"pad_after", after}};
+  if (mode == "constant") {
+    attrs["value"] = value;
+  } else {
+    attrs["mode"] = mode;
+  }
+  c.SetOutput(0, c.Op("pad", {x}, attrs));
   return absl::OkStatus();
 }
 
@@ -284,7 +303,8 @@ ValueId Repeat(NodeContext& c, ValueId x, int64_t axis, int64_t n) {
 }
 
 // x repeated `reps[d]` times along each axis d (x of the same rank): copies concatenated.
-absl::Status SetRepeated(NodeContext& c, const std::vector<int64_t>& reps, const std::string& what) {
+absl::Status SetRepeated(NodeContext& c, const std::vector<int64_t>& reps,
+                         const std::string& what) {
   const std::vector<int64_t> in = c.Shape(0);
   std::vector<int64_t> out = in;
   for (size_t d = 0; d < in.size(); ++d) {

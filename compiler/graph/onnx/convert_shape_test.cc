@@ -1,7 +1,8 @@
 // Data movement and the shape arithmetic evaluated at import: Reshape (0 and -1), Flatten,
 // Transpose, Squeeze / Unsqueeze (attribute and input forms), Concat, Pad (attribute and input
-// forms), Tile, Identity and Dropout (no node), the Shape -> Gather -> Unsqueeze -> Concat ->
-// Reshape subgraph PyTorch exports around a flatten, and ConstantOfShape weights.
+// forms; constant, edge and reflect), Tile, Identity and Dropout (no node), the Shape -> Gather ->
+// Unsqueeze -> Concat -> Reshape subgraph PyTorch exports around a flatten, and ConstantOfShape
+// weights.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -118,14 +119,42 @@ TEST(ConvertShapeTest, PadAttributeAndInputForms) {
     AddOutput(m, "y", 3);
     EXPECT_EQ(MaxError(RunOne(m, x).y, Floats({1, 3, 4}, want)), 0) << opset;
   }
-  ::onnx::ModelProto m = NewModel(13);
-  AddInput(m, "x", {1, 2, 2});
-  AddInitializer(m, "pads", Int64s({6}, {0, 1, 0, 0, 0, 2}));
-  SetAttr(AddNode(m, "Pad", {"x", "pads"}, {"y"}, "pad"), "mode", std::string("reflect"));
-  AddOutput(m, "y", 3);
-  EXPECT_THAT(std::string(Import(m).status().message()),
-              HasSubstr("unsupported ONNX operator 'Pad' (node 'pad' in test.onnx): attribute "
-                        "'mode' 'reflect'"));
+  // Reflect pads as large as the extent, and the mode opset 19 added, are refused.
+  for (const std::string mode : {"reflect", "wrap"}) {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {1, 2, 2});
+    AddInitializer(m, "pads", Int64s({6}, {0, 1, 0, 0, 0, 2}));
+    SetAttr(AddNode(m, "Pad", {"x", "pads"}, {"y"}, "pad"), "mode", mode);
+    AddOutput(m, "y", 3);
+    EXPECT_THAT(std::string(Import(m).status().message()),
+                HasSubstr(mode == "wrap" ? "unsupported ONNX operator 'Pad' (node 'pad' in "
+                                           "test.onnx): attribute 'mode' 'wrap'"
+                                         : "reflect pads [0, 1, 0, 0, 0, 2] not below the "
+                                           "input's extents [1, 2, 2]"));
+  }
+}
+
+TEST(ConvertShapeTest, PadEdgeAndReflect) {
+  const NDArray x = Random({1, 3, 4}, 8);
+  const std::vector<float> v = Values(x);
+  for (const std::string mode : {"edge", "reflect"}) {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {1, 3, 4});
+    AddInitializer(m, "pads", Int64s({6}, {0, 1, 2, 0, 2, 1}));
+    SetAttr(AddNode(m, "Pad", {"x", "pads"}, {"y"}), "mode", mode);
+    AddOutput(m, "y", 3);
+    // The source of output position i of a dimension of extent n padded by `before`.
+    auto source = [&](int64_t i, int64_t before, int64_t n) {
+      const int64_t j = i - before;
+      if (mode == "edge") return std::min(std::max<int64_t>(j, 0), n - 1);
+      return j < 0 ? -j : j >= n ? 2 * (n - 1) - j : j;
+    };
+    std::vector<float> want;
+    for (int64_t r = 0; r < 6; ++r) {
+      for (int64_t c = 0; c < 7; ++c) want.push_back(v[source(r, 1, 3) * 4 + source(c, 2, 4)]);
+    }
+    EXPECT_EQ(MaxError(RunOne(m, x).y, Floats({1, 6, 7}, want)), 0) << mode;
+  }
 }
 
 TEST(ConvertShapeTest, TileRepeatsEachAxis) {
@@ -181,9 +210,9 @@ TEST(ConvertShapeTest, PyTorchFlattenSubgraphBecomesOneReshape) {
 TEST(ConvertShapeTest, KnownShapeArithmetic) {
   ::onnx::ModelProto m = NewModel(13);
   AddInput(m, "x", {2, 3, 2});
-  AddNode(m, "Shape", {"x"}, {"shape"});                        // [2, 3, 2]
+  AddNode(m, "Shape", {"x"}, {"shape"});  // [2, 3, 2]
   AddInitializer(m, "three", Int64s({}, {3}));
-  AddNode(m, "Equal", {"shape", "three"}, {"is_three"});        // [F, T, F]
+  AddNode(m, "Equal", {"shape", "three"}, {"is_three"});  // [F, T, F]
   AddInitializer(m, "minus_one", Int64s({}, {-1}));
   AddNode(m, "Where", {"is_three", "minus_one", "shape"}, {"w"});  // [2, -1, 2]
   AddInitializer(m, "start", Int64s({}, {0}));
@@ -192,7 +221,8 @@ TEST(ConvertShapeTest, KnownShapeArithmetic) {
   AddNode(m, "Range", {"start", "limit", "delta"}, {"first_two"});  // [0, 1]
   AddNode(m, "Gather", {"w", "first_two"}, {"target"});             // [2, -1]
   SetAttr(AddNode(m, "Cast", {"target"}, {"target_f"}), "to", int64_t{::onnx::TensorProto::FLOAT});
-  SetAttr(AddNode(m, "Cast", {"target_f"}, {"target_i"}), "to", int64_t{::onnx::TensorProto::INT64});
+  SetAttr(AddNode(m, "Cast", {"target_f"}, {"target_i"}), "to",
+          int64_t{::onnx::TensorProto::INT64});
   AddNode(m, "Reshape", {"x", "target_i"}, {"y"}, "reshape");
   AddOutput(m, "y", 2);
   const NDArray x = Random({2, 3, 2}, 9);
@@ -213,8 +243,8 @@ TEST(ConvertShapeTest, ConstantOfShapeWeights) {
   Result r = RunOne(m, x);
   std::vector<float> want;
   for (int64_t i = 0; i < 2; ++i) {
-    const float row = 0.5f * (x.data<float>()[i * 3] + x.data<float>()[i * 3 + 1] +
-                              x.data<float>()[i * 3 + 2]);
+    const float row =
+        0.5f * (x.data<float>()[i * 3] + x.data<float>()[i * 3 + 1] + x.data<float>()[i * 3 + 2]);
     for (int64_t j = 0; j < 4; ++j) want.push_back(row);
   }
   EXPECT_LT(MaxError(r.y, Floats({2, 4}, want)), 1e-6);

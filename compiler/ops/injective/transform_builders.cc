@@ -162,7 +162,7 @@ absl::StatusOr<InjectiveOp> BuildPad(const std::string& name, const OpArgs& args
   ArgReader reader(name, args);
   TESSEL_ASSIGN_OR_RETURN(nn::PadArgs a, nn::ReadPadArgs(reader));
   te::Tensor x = Placeholder(a.shape, "x");
-  absl::StatusOr<te::Tensor> out = nn::Pad(x, a.before, a.after, a.value);
+  absl::StatusOr<te::Tensor> out = nn::Pad(x, a.before, a.after, a.value, a.mode);
   if (!out.ok()) return reader.ErrorIn("pad_before", out.status());
   // Trailing unpadded axes are contiguous in both tensors, and the padding test of the others is
   // the same for the whole inner loop.

@@ -3,6 +3,8 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
+#include <algorithm>
+
 #include "compiler/ir/op.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/te/compute.h"
@@ -177,7 +179,7 @@ absl::StatusOr<te::Tensor> Transpose(const te::Tensor& x, std::vector<int64_t> a
 }
 
 absl::StatusOr<te::Tensor> Pad(const te::Tensor& x, const std::vector<int64_t>& pad_before,
-                               const std::vector<int64_t>& pad_after, double value) {
+                               const std::vector<int64_t>& pad_after, double value, PadMode mode) {
   absl::StatusOr<std::vector<int64_t>> in = ConstShape(x, "pad");
   if (!in.ok()) return in.status();
   const size_t rank = in->size();
@@ -193,6 +195,11 @@ absl::StatusOr<te::Tensor> Pad(const te::Tensor& x, const std::vector<int64_t>& 
                                                      " and pad_after ", ShapeString(pad_after),
                                                      " must be >= 0"));
     }
+    if (mode == PadMode::kReflect && std::max(pad_before[d], pad_after[d]) >= (*in)[d]) {
+      return absl::InvalidArgumentError(absl::StrCat("pad: reflect pads ", pad_before[d], " and ",
+                                                     pad_after[d], " of dimension ", d,
+                                                     " must be below its extent ", (*in)[d]));
+    }
     out_shape.push_back((*in)[d] + pad_before[d] + pad_after[d]);
   }
   const Expr fill = ir::MakeConst(x.dtype(), value);
@@ -202,10 +209,23 @@ absl::StatusOr<te::Tensor> Pad(const te::Tensor& x, const std::vector<int64_t>& 
         std::vector<Expr> idx;
         Expr inside;
         for (size_t d = 0; d < rank; ++d) {
-          idx.push_back(i[d] - I32(pad_before[d]));
-          if (pad_before[d] == 0 && pad_after[d] == 0) continue;
-          Expr c = idx[d] >= 0 && idx[d] < I32((*in)[d]);
-          inside = inside.defined() ? (inside && c) : c;
+          Expr j = i[d] - I32(pad_before[d]);
+          if (pad_before[d] == 0 && pad_after[d] == 0) {
+            idx.push_back(j);
+            continue;
+          }
+          const Expr last = I32((*in)[d] - 1);
+          if (mode == PadMode::kEdge) {
+            j = ir::min(ir::max(j, I32(0)), last);
+          } else if (mode == PadMode::kReflect) {
+            // |j| mirrors the front; last - |last - |j|| then mirrors the back.
+            const Expr a = ir::max(j, I32(0) - j);
+            j = last - ir::max(last - a, a - last);
+          } else {
+            Expr c = j >= 0 && j < I32((*in)[d]);
+            inside = inside.defined() ? (inside && c) : c;
+          }
+          idx.push_back(j);
         }
         if (!inside.defined()) return x(idx);
         return ir::if_then_else(inside, x(idx), fill);

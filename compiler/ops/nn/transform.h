@@ -30,9 +30,15 @@ absl::StatusOr<te::Tensor> Flatten(const te::Tensor& x, int64_t axis);
 // (entries may count from the end); empty axes reverse them.
 absl::StatusOr<te::Tensor> Transpose(const te::Tensor& x, std::vector<int64_t> axes);
 
-// x with pad_before[d] and pad_after[d] elements of `value` added around dimension d (one entry
-// per dimension, each >= 0).
+// How Pad fills: with `value`; with the nearest element of x (edge, numpy's "edge", torch's
+// "replicate"); or with x mirrored about its first and last elements, which are not repeated
+// (reflect: pads below the dimension's extent).
+enum class PadMode { kConstant, kEdge, kReflect };
+
+// x with pad_before[d] and pad_after[d] elements added around dimension d (one entry per
+// dimension, each >= 0), filled as `mode` says.
 absl::StatusOr<te::Tensor> Pad(const te::Tensor& x, const std::vector<int64_t>& pad_before,
-                               const std::vector<int64_t>& pad_after, double value);
+                               const std::vector<int64_t>& pad_after, double value,
+                               PadMode mode = PadMode::kConstant);
 
 }  // namespace tessel::ops::nn

@@ -80,6 +80,17 @@ absl::StatusOr<PadArgs> ReadPadArgs(const ArgReader& reader) {
   TESSEL_ASSIGN_OR_RETURN(out.before, reader.Ints("pad_before", rank, 0));
   TESSEL_ASSIGN_OR_RETURN(out.after, reader.Ints("pad_after", rank, 0));
   TESSEL_ASSIGN_OR_RETURN(out.value, reader.FloatOr("value", 0.0));
+  // (No TESSEL_ASSIGN_OR_RETURN into a string: GCC 12 warns of it as maybe uninitialized.)
+  const absl::StatusOr<std::string> mode = reader.StringOr("mode", "constant");
+  if (!mode.ok()) return mode.status();
+  if (*mode == "edge") {
+    out.mode = PadMode::kEdge;
+  } else if (*mode == "reflect") {
+    out.mode = PadMode::kReflect;
+  } else if (*mode != "constant") {
+    return reader.Error(absl::StrCat(
+        "argument 'mode' must be \"constant\", \"edge\" or \"reflect\", got \"", *mode, "\""));
+  }
   return out;
 }
 

@@ -5,13 +5,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "compiler/ops/nn/transform.h"
 #include "compiler/ops/op_args.h"
 
 // The data-movement operators' arguments (OPERATORS.md), read and checked in one place for every
 // reader of them: the logical signatures and each target's templates. Errors name the argument
 // (through the reader, so they name the operator or template too). The checks here are those of
 // the arguments alone; the computes (transform.h) check the rest and their errors are attributed
-// to an argument with ArgReader::ErrorIn. layout_transform's reader is ReadLayoutTransformArgs (layout.h).
+// to an argument with ArgReader::ErrorIn. layout_transform's reader is ReadLayoutTransformArgs
+// (layout.h).
 namespace tessel::ops::nn {
 
 struct ConcatenateArgs {
@@ -42,7 +44,8 @@ absl::StatusOr<TransposeArgs> ReadTransposeArgs(const ArgReader& reader);
 struct PadArgs {
   std::vector<int64_t> shape;
   std::vector<int64_t> before, after;  // one per dimension, each >= 0
-  double value = 0;
+  double value = 0;                    // mode constant's
+  PadMode mode = PadMode::kConstant;   // `mode`: "constant", "edge" or "reflect"
 };
 absl::StatusOr<PadArgs> ReadPadArgs(const ArgReader& reader);
 

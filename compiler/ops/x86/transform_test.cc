@@ -86,7 +86,24 @@ TEST(TransformTest, Pad) {
         {"pad_after", {0, 2, 0}},
         {"value", -1.5}},
        {{"shape", {9}}, {"pad_before", {4}}, {"pad_after", {5}}, {"value", 2}},
-       {{"shape", {2, 2}}, {"pad_before", {0, 0}}, {"pad_after", {0, 0}}}});
+       {{"shape", {2, 2}}, {"pad_before", {0, 0}}, {"pad_after", {0, 0}}},
+       {{"shape", {1, 3, 5, 7}},
+        {"pad_before", {0, 0, 1, 2}},
+        {"pad_after", {0, 0, 3, 0}},
+        {"mode", "edge"}},
+       {{"shape", {2, 3, 17}},
+        {"pad_before", {1, 2, 0}},
+        {"pad_after", {0, 1, 0}},
+        {"mode", "edge"}},
+       {{"shape", {1, 3, 5, 7}},
+        {"pad_before", {0, 0, 1, 2}},
+        {"pad_after", {0, 0, 4, 6}},
+        {"mode", "reflect"}},
+       {{"shape", {9}}, {"pad_before", {8}}, {"pad_after", {3}}, {"mode", "reflect"}}});
+  ExpectRandom("pad.x86", {{"shape", {2, 5, 19}},
+                           {"pad_before", {0, 1, 3}},
+                           {"pad_after", {1, 0, 2}},
+                           {"mode", "reflect"}});
   ExpectRandom("pad.x86",
                {{"shape", {2, 5, 19}}, {"pad_before", {0, 1, 3}}, {"pad_after", {1, 0, 2}}});
   ExpectRandom("pad.x86",
@@ -132,6 +149,13 @@ TEST(TransformTest, ArgumentErrors) {
               "pad_before");
   ExpectError("pad.x86", {{"shape", {2, 3}}, {"pad_before", {0, 0}}, {"pad_after", {0, -1}}},
               "pad_after");
+  ExpectError("pad.x86",
+              {{"shape", {2, 3}}, {"pad_before", {0, 0}}, {"pad_after", {0, 0}}, {"mode", "wrap"}},
+              "mode");
+  ExpectError(
+      "pad.x86",
+      {{"shape", {2, 3}}, {"pad_before", {0, 3}}, {"pad_after", {0, 0}}, {"mode", "reflect"}},
+      "pad_before");
   ExpectError("pad.x86",
               {{"shape", {2, 3}}, {"pad_before", {0, 0}}, {"pad_after", {0, 0}}, {"value", "x"}},
               "value");
