@@ -36,7 +36,8 @@ TEST(ImportErrorsTest, TruncatedFile) {
   AddInitializer(m, "w", Random({64}, 1));  // make the file long enough to cut inside a tensor
   const std::string bytes = m.SerializeAsString();
   for (size_t cut : {bytes.size() / 2, bytes.size() - 3, size_t{1}}) {
-    EXPECT_THAT(ErrorOf(bytes.substr(0, cut)), AllOf(HasSubstr("INVALID_ARGUMENT"), HasSubstr("bad.onnx")))
+    EXPECT_THAT(ErrorOf(bytes.substr(0, cut)),
+                AllOf(HasSubstr("INVALID_ARGUMENT"), HasSubstr("bad.onnx")))
         << "cut at " << cut;
   }
 }
@@ -88,12 +89,18 @@ TEST(ImportErrorsTest, ShapeMismatch) {
 
 TEST(ImportErrorsTest, UnboundSymbolicDimension) {
   ::onnx::ModelProto m = ReluModel();
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()
-      ->mutable_dim(0)->set_dim_param("batch");
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("batch");
   EXPECT_THAT(ErrorOf(m.SerializeAsString()),
               HasSubstr("bad.onnx: input 'x' dimension 0 is symbolic ('batch'): give it a value "
                         "(ImportOptions::dims)"));
-  absl::StatusOr<Graph> g = ImportOnnxBytes(m.SerializeAsString(), "ok.onnx", {.dims = {{"batch", 5}}});
+  absl::StatusOr<Graph> g =
+      ImportOnnxBytes(m.SerializeAsString(), "ok.onnx", {.dims = {{"batch", 5}}});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->type(g->inputs[0]), (TensorType{{5, 3}}));
 }
@@ -134,11 +141,14 @@ TEST(ImportErrorsTest, ConstantsPastTheBudget) {
 TEST(ImportErrorsTest, UnsupportedOperatorNamesItAndTheNode) {
   ::onnx::ModelProto m = NewModel(13);
   AddInput(m, "x", {1, 4, 3, 3});
-  SetAttr(AddNode(m, "LRN", {"x"}, {"y"}, "norm1"), "size", int64_t{3});
+  AddInitializer(m, "scale", Floats({4}, {1, 2, 3, 4}));
+  AddInitializer(m, "bias", Floats({4}, {0, 0, 0, 0}));
+  AddNode(m, "InstanceNormalization", {"x", "scale", "bias"}, {"y"}, "norm1");
   AddOutput(m, "y", 4);
   absl::StatusOr<Graph> g = Import(m);
   EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(g.status().message(), "unsupported ONNX operator 'LRN' (node 'norm1' in test.onnx)");
+  EXPECT_EQ(g.status().message(),
+            "unsupported ONNX operator 'InstanceNormalization' (node 'norm1' in test.onnx)");
 }
 
 }  // namespace
