@@ -250,12 +250,12 @@ absl::StatusOr<std::vector<Config>> TuningRun::NextBatch(int size) {
     in_batch.insert(fallback_.index());
   }
   if (!model_) {
-    absl::flat_hash_set<int64_t> exclude = visited_;
-    exclude.insert(in_batch.begin(), in_batch.end());
     const int wanted = size - static_cast<int>(batch.size());
-    if (wanted > 0) {
-      for (Config& c : explorer_->Propose(wanted, exclude, nullptr)) batch.push_back(std::move(c));
-    }
+    if (wanted <= 0) return batch;
+    if (batch.empty()) return explorer_->Propose(wanted, visited_, nullptr);
+    absl::flat_hash_set<int64_t> exclude = visited_;  // the fallback is taken already
+    exclude.insert(in_batch.begin(), in_batch.end());
+    for (Config& c : explorer_->Propose(wanted, exclude, nullptr)) batch.push_back(std::move(c));
     return batch;
   }
   bool refilled = false;

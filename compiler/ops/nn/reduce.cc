@@ -149,9 +149,7 @@ ReduceTensors ReduceRows(const ReduceOp& op, const te::Tensor& x) {
   t.combined = te::compute(
       out_shape,
       [&](const std::vector<ir::Var>& i) {
-        ir::Expr v = at(i, k);
-        if (op.pre) v = op.pre(v, max_at(i));
-        return CombineOver(op.combine, v, {k});
+        return CombineOver(op.combine, op.Before(at(i, k), max_at(i)), {k});
       },
       absl::StrCat(op.name, "_combined"));
   const int64_t* count_ptr = ir::AsConstInt(x.shape()[1]);
@@ -160,9 +158,7 @@ ReduceTensors ReduceRows(const ReduceOp& op, const te::Tensor& x) {
   t.output = te::compute(
       out_shape,
       [&](const std::vector<ir::Var>& i) {
-        std::vector<ir::Expr> idx(i.begin(), i.end());
-        ir::Expr v = t.combined(idx);
-        return op.post ? op.post(v, max_at(i), count) : v;
+        return op.After(t.combined(std::vector<ir::Expr>(i.begin(), i.end())), max_at(i), count);
       },
       op.name);
   return t;

@@ -32,6 +32,12 @@ struct ReduceOp {
   // Whether a maximum is reduced first (log_sum_exp: exp(x - max) cannot overflow).
   bool shifted = false;
   double low = -1, high = 1;  // where tests draw inputs
+
+  // pre and post applied (the value itself where they are null).
+  ir::Expr Before(ir::Expr v, ir::Expr max) const { return pre ? pre(v, max) : v; }
+  ir::Expr After(ir::Expr combined, ir::Expr max, int64_t count) const {
+    return post ? post(combined, max, count) : combined;
+  }
 };
 
 // reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_l1, reduce_l2,

@@ -8,18 +8,6 @@
 #include "compiler/te/compute.h"
 
 namespace tessel::ops::x86 {
-namespace {
-
-ir::Expr Reduce(LaneReducer reducer, ir::Expr source, std::vector<ir::IterVar> axis,
-                ir::Expr where = ir::Expr()) {
-  nn::ReduceCombine combine = nn::ReduceCombine::kSum;
-  if (reducer == LaneReducer::kMax) combine = nn::ReduceCombine::kMax;
-  if (reducer == LaneReducer::kMin) combine = nn::ReduceCombine::kMin;
-  if (reducer == LaneReducer::kProd) combine = nn::ReduceCombine::kProd;
-  return nn::CombineOver(combine, std::move(source), std::move(axis), std::move(where));
-}
-
-}  // namespace
 
 LaneReduction LaneReduce(const std::vector<int64_t>& rows, int64_t k, int64_t lanes,
                          LaneReducer reducer, const RowElement& f, const std::string& name) {
@@ -37,7 +25,7 @@ LaneReduction LaneReduce(const std::vector<int64_t>& rows, int64_t k, int64_t la
         const ir::Expr index = o * l_extent + i.back();
         ir::Expr where;
         if (k % lanes != 0) where = index < ir::IntImm(ir::kInt32, k);
-        return Reduce(reducer, f(row, index), {o}, where);
+        return nn::CombineOver(reducer, f(row, index), {o}, where);
       },
       name + "_partial");
   ir::IterVar l = te::reduce_axis({0, l_extent}, "l");
@@ -46,7 +34,7 @@ LaneReduction LaneReduce(const std::vector<int64_t>& rows, int64_t k, int64_t la
       [&](const std::vector<ir::Var>& i) {
         std::vector<ir::Expr> index(i.begin(), i.end());
         index.push_back(l);
-        return Reduce(reducer, r.partial(index), {l});
+        return nn::CombineOver(reducer, r.partial(index), {l});
       },
       name);
   return r;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/nn/reduce.h"
 #include "compiler/schedule/schedule.h"
 
 // Vectorizable reductions along a contiguous axis. A reduction over k is a loop-carried chain,
@@ -20,7 +21,7 @@
 // (not more), max and min are exact.
 namespace tessel::ops::x86 {
 
-enum class LaneReducer { kSum, kMax, kMin, kProd };
+using LaneReducer = nn::ReduceCombine;  // how the chains combine: sum, max, min or product
 
 struct LaneReduction {
   te::Tensor partial;  // rows..., L

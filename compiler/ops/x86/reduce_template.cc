@@ -44,20 +44,6 @@ search::Config Fallback(const std::string& name, const search::ConfigSpace& spac
   return RowReductionFallback(space, a.outer, a.k, a.inner, 131072, facts);
 }
 
-LaneReducer LaneReducerOf(nn::ReduceCombine combine) {
-  switch (combine) {
-    case nn::ReduceCombine::kMax:
-      return LaneReducer::kMax;
-    case nn::ReduceCombine::kMin:
-      return LaneReducer::kMin;
-    case nn::ReduceCombine::kProd:
-      return LaneReducer::kProd;
-    case nn::ReduceCombine::kSum:
-      break;
-  }
-  return LaneReducer::kSum;
-}
-
 // inner == 1: x [outer, K]; lane reductions, the output [outer].
 absl::StatusOr<te::Tensor> LastAxes(schedule::Schedule& s, const nn::ReduceOp& op,
                                     const te::Tensor& x, const nn::ReduceArgs& a,
@@ -73,20 +59,15 @@ absl::StatusOr<te::Tensor> LastAxes(schedule::Schedule& s, const nn::ReduceOp& o
     max = reductions.back().result;
   }
   reductions.push_back(LaneReduce(
-      {a.outer}, a.k, lanes, LaneReducerOf(op.combine),
+      {a.outer}, a.k, lanes, op.combine,
       [&](const std::vector<Expr>& row, const Expr& k) {
-        const Expr v = x(row[0], k);
-        return op.pre ? op.pre(v, op.shifted ? max(row[0]) : Expr()) : v;
+        return op.Before(x(row[0], k), op.shifted ? max(row[0]) : Expr());
       },
       absl::StrCat(op.name, "_combined")));
   const te::Tensor combined = reductions.back().result;
   te::Tensor out = te::compute(
       nn::ShapeExprs({a.outer}),
-      [&](Var i) {
-        const Expr v = combined(i);
-        return op.post ? op.post(v, op.shifted ? max(i) : Expr(), a.k) : v;
-      },
-      op.name);
+      [&](Var i) { return op.After(combined(i), op.shifted ? max(i) : Expr(), a.k); }, op.name);
   s = schedule::create_schedule({out.op()});
   const ir::IterVar row = nn::Axes(out)[0];
   if (config.knob("parallel") != 0) TESSEL_RETURN_IF_ERROR(s[out].parallel(row));
