@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/run_tessel_for_test.h"
 #include "compiler/graph/onnx/tensor_file.h"
+#include "compiler/graph/onnx/testing.h"
 #include "compiler/runtime/npy.h"
 
 namespace tessel::cli {
@@ -29,6 +30,17 @@ fs::path TempPath(const std::string& name) {
   fs::path path = fs::path(dir ? dir : "/tmp") / name;
   fs::remove_all(path);
   return path;
+}
+
+// A backend-test case of ONNX Det, an operator Tessel does not have.
+void WriteDetCase(const fs::path& dir) {
+  ::onnx::ModelProto m = graph::onnx::testing::NewModel(13);
+  graph::onnx::testing::AddInput(m, "x", {2, 3, 3});
+  graph::onnx::testing::AddNode(m, "Det", {"x"}, {"y"}, "det");
+  graph::onnx::testing::AddOutput(m, "y", 1);
+  fs::create_directories(dir / "test_data_set_0");
+  std::ofstream file(dir / "model.onnx", std::ios::binary);
+  ASSERT_TRUE(m.SerializeToOstream(&file));
 }
 
 void ExpectError(const std::vector<std::string>& args, const std::string& named) {
@@ -94,8 +106,8 @@ TEST_F(ModelCommandsTest, RunGivesTheSuitesOutput) {
 // `tessel run`: the suite's output.
 TEST_F(ModelCommandsTest, CompiledForOpenclRunsOnTheDeviceAndGivesTheSuitesOutput) {
   const fs::path dir = TempPath("conv_model_opencl");
-  Outcome c = RunTessel({"compile", (*case_dir_ / "model.onnx").string(), "--target", "opencl",
-                         "-o", dir.string()});
+  Outcome c = RunTessel(
+      {"compile", (*case_dir_ / "model.onnx").string(), "--target", "opencl", "-o", dir.string()});
   ASSERT_EQ(c.exit_code, kExitOk) << c.err;
   EXPECT_THAT(c.out, HasSubstr("for opencl"));
   EXPECT_TRUE(fs::exists(dir / "kernels.cl"));
@@ -130,7 +142,8 @@ TEST_F(ModelCommandsTest, CompileUserErrorsNameTheProblem) {
   ExpectError({"compile", model}, "-o DIR is required");
   ExpectError({"compile", "-o", out}, "MODEL.onnx or --workload");
   ExpectError({"compile", model, "--target", "rocm", "-o", out}, "--target: ");
-  ExpectError({"compile", model, "--target", "cuda -arch=90", "-o", out}, "sm_<compute capability>");
+  ExpectError({"compile", model, "--target", "cuda -arch=90", "-o", out},
+              "sm_<compute capability>");
   ExpectError({"compile", model, "--target", "llvm -mtriple=aarch64-linux-gnu", "-o", out},
               "not this machine's architecture");
   ExpectError({"compile", model, "--log", "nolog.jsonl", "-o", out}, "nolog.jsonl");
@@ -209,7 +222,7 @@ TEST(ConformanceCommandTest, ReportsEachCaseAndTheTotal) {
   fs::create_directories(root / "backend");
   fs::copy(kConverted / "test_Conv2d_strided", root / "backend/test_Conv2d_strided",
            fs::copy_options::recursive);
-  fs::copy(kConverted / "test_Conv3d", root / "backend/test_Conv3d", fs::copy_options::recursive);
+  WriteDetCase(root / "backend/test_det");
   fs::copy(kConverted / "test_Conv2d_strided", root / "backend/wrong_output",
            fs::copy_options::recursive);
   const fs::path wrong = root / "backend/wrong_output/test_data_set_0/output_0.pb";
@@ -235,11 +248,12 @@ TEST(ConformanceCommandTest, ReportsEachCaseAndTheTotal) {
   Outcome o = RunTessel({"conformance", root.string()});
   EXPECT_EQ(o.exit_code, kExitFailed) << o.out;
   EXPECT_THAT(o.out, HasSubstr("backend/test_Conv2d_strided: passed\n"));
-  EXPECT_THAT(o.out, HasSubstr("backend/test_Conv3d: unsupported: Conv (3-D convolution)\n"));
+  EXPECT_THAT(o.out, HasSubstr("backend/test_det: unsupported: Det\n"));
   EXPECT_THAT(o.out,
               HasSubstr("backend/wrong_output: failed (max abs error 1 at index [0, 0, 1, 1])"));
   EXPECT_THAT(o.out, HasSubstr("light/light_sigmoid: passed\n"));
-  EXPECT_TRUE(o.out.ends_with("2 passed, 2 failed\n")) << o.out;
+  EXPECT_TRUE(o.out.ends_with("unsupported operators (cases): Det 1\n2 passed, 2 failed\n"))
+      << o.out;
   EXPECT_THAT(o.err, HasSubstr("2 of 4 cases did not pass"));
 
   Outcome one = RunTessel({"conformance", root.string(), "--filter", "strided"});
@@ -248,6 +262,19 @@ TEST(ConformanceCommandTest, ReportsEachCaseAndTheTotal) {
   // A case folder itself is a suite of one.
   Outcome itself = RunTessel({"conformance", (root / "backend/test_Conv2d_strided").string()});
   EXPECT_EQ(itself.out, "test_Conv2d_strided: passed\n1 passed, 0 failed\n");
+}
+
+// Each case runs in a process of its own: one that crashes is that case's failure, and the run
+// goes on.
+TEST(ConformanceCommandTest, ACrashIsThatCaseFailureAndTheRunGoesOn) {
+  setenv("TESSEL_TEST_CRASH_CASE", "test_Conv2d_strided", 1);
+  Outcome o = RunTessel({"conformance", kConverted.string(), "--filter", "test_Conv2d_"});
+  unsetenv("TESSEL_TEST_CRASH_CASE");
+  EXPECT_EQ(o.exit_code, kExitFailed) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("test_Conv2d_strided: failed (the case's process killed by "
+                               "signal SIGABRT"));
+  EXPECT_THAT(o.out, HasSubstr("test_Conv2d_padding: passed\n"));
+  EXPECT_THAT(o.out, HasSubstr(" passed, 1 failed\n"));
 }
 
 TEST(ConformanceCommandTest, BadFoldersAreErrors) {
@@ -259,8 +286,8 @@ TEST(ConformanceCommandTest, BadFoldersAreErrors) {
 }
 
 TEST(ConformanceCommandTest, OnOpenclTheCasesRunOnTheDevice) {
-  Outcome o = RunTessel({"conformance", (kConverted / "test_Conv2d_strided").string(), "--target",
-                         "opencl"});
+  Outcome o = RunTessel(
+      {"conformance", (kConverted / "test_Conv2d_strided").string(), "--target", "opencl"});
   ASSERT_EQ(o.exit_code, kExitOk) << o.err;
   EXPECT_THAT(o.out, HasSubstr(": passed\n1 passed, 0 failed\n"));
 }

@@ -11,6 +11,9 @@
 #include "baselines/torch/layout.h"
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
+#include "compiler/ir/dl_type.h"
+#include "compiler/ops/nn/take.h"
+#include "compiler/runtime/dltype.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 
@@ -46,7 +49,10 @@ Outputs Binary(const std::string& op, const ops::OpArgs& args, const std::vector
                                        " do not broadcast"));
     }
   }
-  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"a", a_shape}, {"b", b_shape}}));
+  TESSEL_ASSIGN_OR_RETURN(const std::string dtype_text, reader.StringOr("dtype", "float32"));
+  const absl::StatusOr<DLDataType> dtype = runtime::ParseDLType(dtype_text);
+  if (!dtype.ok()) return reader.ErrorIn("dtype", dtype.status());
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"a", a_shape, *dtype}, {"b", b_shape, *dtype}}));
   const at::Tensor a = ToTorch(inputs[0]), b = ToTorch(inputs[1]);
   at::Tensor out;
   if (op == "add") {
@@ -246,8 +252,12 @@ Outputs Take(const std::string& op, const ops::OpArgs& args, const std::vector<N
         absl::StrCat("argument 'axis' must be below the rank ", rank, " of 'data_shape'"));
   }
   if (axis < 0) axis += rank;
-  TESSEL_RETURN_IF_ERROR(
-      CheckInputs(op, inputs, {{"data", data_shape}, {"indices", indices_shape, kInt32}}));
+  TESSEL_ASSIGN_OR_RETURN(const std::string indices_dtype,
+                          reader.StringOr("indices_dtype", "int32"));
+  const absl::StatusOr<ir::DataType> index_type = ops::nn::TakeIndexType(indices_dtype);
+  if (!index_type.ok()) return reader.ErrorIn("indices_dtype", index_type.status());
+  TESSEL_RETURN_IF_ERROR(CheckInputs(
+      op, inputs, {{"data", data_shape}, {"indices", indices_shape, ir::ToDLType(*index_type)}}));
   const int64_t n = data_shape[axis];
   at::Tensor k = ToTorch(inputs[1]).to(at::kLong).flatten();
   k = at::where(k < 0, k + n, k).clamp(0, n - 1);

@@ -9,6 +9,7 @@
 #include "compiler/ops/nn/elementwise.h"
 #include "compiler/ops/nn/reduce.h"
 #include "compiler/ops/nn/unary.h"
+#include "compiler/runtime/dltype.h"
 
 namespace tessel::graph {
 namespace {
@@ -136,9 +137,22 @@ ArgsFn ShapeArgs(const std::string& op) {
   };
 }
 
+// A binary operator of float32 operands; of other types (both the same), `dtype` names theirs.
 ArgsFn BinaryArgs(const std::string& op) {
   return [op](const Types& in, const json& attrs) -> absl::StatusOr<json> {
-    return Merge(op, attrs, {{"a_shape", in[0].shape}, {"b_shape", in[1].shape}});
+    const DLDataType a = in[0].dtype, b = in[1].dtype;
+    if (a.code == kDLFloat && a.bits == 32 && runtime::SameDLType(a, b)) {
+      return Merge(op, attrs, {{"a_shape", in[0].shape}, {"b_shape", in[1].shape}});
+    }
+    if (!runtime::SameDLType(a, b)) {
+      return absl::InvalidArgumentError(absl::StrCat(op, ": operands of element types ",
+                                                     runtime::DLTypeToString(a), " and ",
+                                                     runtime::DLTypeToString(b)));
+    }
+    return Merge(op, attrs,
+                 {{"a_shape", in[0].shape},
+                  {"b_shape", in[1].shape},
+                  {"dtype", runtime::DLTypeToString(a)}});
   };
 }
 
@@ -148,8 +162,14 @@ absl::StatusOr<json> ConcatArgs(const Types& in, const json& attrs) {
   return Merge("concatenate", attrs, {{"shapes", shapes}});
 }
 
-// take: data of any rank, indices int32 of any rank.
+// take: data of any rank, indices int32 or int64 (`indices_dtype`, named only for int64 so that
+// int32 takes keep their task keys) of any rank.
 absl::StatusOr<json> TakeArgs(const Types& in, const json& attrs) {
+  if (in[1].dtype.code == kDLInt && in[1].dtype.bits == 64) {
+    return Merge(
+        "take", attrs,
+        {{"data_shape", in[0].shape}, {"indices_shape", in[1].shape}, {"indices_dtype", "int64"}});
+  }
   return Merge("take", attrs, {{"data_shape", in[0].shape}, {"indices_shape", in[1].shape}});
 }
 

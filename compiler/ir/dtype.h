@@ -66,6 +66,7 @@ class DataType {
 inline constexpr DataType kInt32 = DataType::Int(32);
 inline constexpr DataType kInt64 = DataType::Int(64);
 inline constexpr DataType kFloat32 = DataType::Float(32);
+inline constexpr DataType kFloat64 = DataType::Float(64);
 inline constexpr DataType kBool = DataType::Bool();
 
 }  // namespace tessel::ir

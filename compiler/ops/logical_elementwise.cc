@@ -36,8 +36,11 @@ SignatureFn BinaryOp(nn::BinaryOp kind) {
       return r.Error(absl::StrCat("arguments 'a_shape' ", ShapeText(a_shape), " and 'b_shape' ",
                                   ShapeText(b_shape), " do not broadcast: ", s.message()));
     }
-    te::Tensor a = Placeholder(a_shape, "a");
-    te::Tensor b = Placeholder(b_shape, "b");
+    TESSEL_ASSIGN_OR_RETURN(const std::string dtype_text, r.StringOr("dtype", "float32"));
+    const absl::StatusOr<ir::DataType> dtype = nn::BinaryElementType(kind, dtype_text);
+    if (!dtype.ok()) return r.ErrorIn("dtype", dtype.status());
+    te::Tensor a = Placeholder(a_shape, "a", *dtype);
+    te::Tensor b = Placeholder(b_shape, "b", *dtype);
     absl::StatusOr<te::Tensor> out = nn::Binary(kind, a, b);
     if (!out.ok()) return r.Error(std::string(out.status().message()));
     const nn::BinaryInputRanges ranges = nn::InputRanges(kind);

@@ -2,7 +2,6 @@
 // pad, layout_transform and take.
 #include <absl/strings/str_cat.h>
 
-
 #include "compiler/ops/logical_op_internal.h"
 #include "compiler/ops/nn/layout.h"
 #include "compiler/ops/nn/take.h"
@@ -92,8 +91,11 @@ absl::StatusOr<LogicalSignature> Take(const std::string& op, const OpArgs& args)
     return r.Error(
         absl::StrCat("argument 'axis' must be below the rank ", rank, " of 'data_shape'"));
   }
+  TESSEL_ASSIGN_OR_RETURN(const std::string indices_dtype, r.StringOr("indices_dtype", "int32"));
+  const absl::StatusOr<ir::DataType> index_type = nn::TakeIndexType(indices_dtype);
+  if (!index_type.ok()) return r.ErrorIn("indices_dtype", index_type.status());
   te::Tensor data = Placeholder(data_shape, "data");
-  te::Tensor indices = Placeholder(indices_shape, "indices", ir::kInt32);
+  te::Tensor indices = Placeholder(indices_shape, "indices", *index_type);
   absl::StatusOr<te::Tensor> out = nn::Take(data, indices, axis);
   if (!out.ok()) return r.ErrorIn("axis", out.status());
   const int64_t n = data_shape[axis < 0 ? axis + rank : axis];

@@ -55,12 +55,17 @@ std::vector<runtime::NDArray> RandomInputs(const std::vector<TensorSpec>& specs,
       std::uniform_real_distribution<float> dist(static_cast<float>(spec.low),
                                                  static_cast<float>(spec.high));
       for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = dist(rng);
+    } else if (t.code == kDLFloat && t.bits == 64) {
+      std::uniform_real_distribution<double> dist(spec.low, spec.high);
+      for (int64_t i = 0; i < x.NumElements(); ++i) x.data<double>()[i] = dist(rng);
     } else if (t.code == kDLUInt && t.bits == 8) {
       FillIntegers<uint8_t>(x, rng, low, high);
     } else if (t.code == kDLInt && t.bits == 8) {
       FillIntegers<int8_t>(x, rng, low, high);
     } else if (t.code == kDLInt && t.bits == 32) {
       FillIntegers<int32_t>(x, rng, low, high);
+    } else if (t.code == kDLInt && t.bits == 64) {
+      FillIntegers<int64_t>(x, rng, low, high);
     } else {
       TESSEL_UNREACHABLE() << "cannot draw inputs of type " << runtime::DLTypeToString(t);
     }

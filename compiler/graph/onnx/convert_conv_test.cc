@@ -1,6 +1,7 @@
 // Conv and ConvTranspose against loops written here: 2-D with groups, dilation and bias, 1-D
 // through the height-1 reshape, auto_pad SAME_UPPER / SAME_LOWER, ConvTranspose with
-// output_padding and output_shape; 3-D and grouped transposed convolutions are unsupported.
+// output_padding and output_shape, 3-D with groups, strides, dilations, pads and bias; 3-D and
+// grouped transposed convolutions are unsupported.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -48,8 +49,22 @@ NDArray ConvLoops(const ConvSpec& s, const NDArray& x, const NDArray& w, const N
 }
 
 TEST(ConvertConvTest, Conv2dWithGroupsDilationAndBias) {
-  const ConvSpec s{.n = 2, .c = 4, .h = 9, .w = 8, .oc = 6, .kh = 3, .kw = 2, .sh = 2, .sw = 1,
-                   .dh = 2, .dw = 1, .groups = 2, .pt = 1, .pl = 0, .pb = 2, .pr = 1};
+  const ConvSpec s{.n = 2,
+                   .c = 4,
+                   .h = 9,
+                   .w = 8,
+                   .oc = 6,
+                   .kh = 3,
+                   .kw = 2,
+                   .sh = 2,
+                   .sw = 1,
+                   .dh = 2,
+                   .dw = 1,
+                   .groups = 2,
+                   .pt = 1,
+                   .pl = 0,
+                   .pb = 2,
+                   .pr = 1};
   const NDArray x = Random({2, 4, 9, 8}, 1), w = Random({6, 2, 3, 2}, 2), b = Random({6}, 3);
   ::onnx::ModelProto m = NewModel(13);
   AddInput(m, "x", {2, 4, 9, 8});
@@ -70,9 +85,99 @@ TEST(ConvertConvTest, Conv2dWithGroupsDilationAndBias) {
   EXPECT_LT(MaxError((*y)[0], ConvLoops(s, x, w, &b)), 1e-5);
 }
 
+// One spatial axis of a 3-D convolution: kernel, stride, dilation, pads.
+struct Axis3d {
+  int64_t in, k, s = 1, d = 1, pb = 0, pe = 0;
+  int64_t out() const { return (in + pb + pe - d * (k - 1) - 1) / s + 1; }
+};
+
+// out[n][o][z][y][x] = b[o] + sum w[o][i][kz][ky][kx] * in[n][g*icg+i][z*s-pb+kz*d]...
+NDArray Conv3dLoops(int64_t n, int64_t c, int64_t oc, int64_t groups, const Axis3d (&a)[3],
+                    const NDArray& x, const NDArray& w, const NDArray* b) {
+  const int64_t od = a[0].out(), oh = a[1].out(), ow = a[2].out();
+  NDArray out = Floats({n, oc, od, oh, ow}, std::vector<float>(n * oc * od * oh * ow));
+  const int64_t icg = c / groups, ocg = oc / groups;
+  const float* X = x.data<float>();
+  const float* W = w.data<float>();
+  float* O = out.data<float>();
+  int64_t at = 0;
+  for (int64_t nn = 0; nn < n; ++nn)
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t z = 0; z < od; ++z)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t xx = 0; xx < ow; ++xx) {
+            double acc = b ? b->data<float>()[o] : 0.0;
+            for (int64_t i = 0; i < icg; ++i)
+              for (int64_t kz = 0; kz < a[0].k; ++kz)
+                for (int64_t ky = 0; ky < a[1].k; ++ky)
+                  for (int64_t kx = 0; kx < a[2].k; ++kx) {
+                    const int64_t iz = z * a[0].s - a[0].pb + kz * a[0].d;
+                    const int64_t iy = y * a[1].s - a[1].pb + ky * a[1].d;
+                    const int64_t ix = xx * a[2].s - a[2].pb + kx * a[2].d;
+                    if (iz < 0 || iz >= a[0].in || iy < 0 || iy >= a[1].in || ix < 0 ||
+                        ix >= a[2].in) {
+                      continue;
+                    }
+                    const int64_t ci = o / ocg * icg + i;
+                    acc += X[(((nn * c + ci) * a[0].in + iz) * a[1].in + iy) * a[2].in + ix] *
+                           W[(((o * icg + i) * a[0].k + kz) * a[1].k + ky) * a[2].k + kx];
+                  }
+            O[at++] = static_cast<float>(acc);
+          }
+  return out;
+}
+
+TEST(ConvertConvTest, Conv3dWithGroupsStridesDilationsPadsAndBias) {
+  const Axis3d axes[3] = {{.in = 7, .k = 3, .s = 2, .d = 1, .pb = 1, .pe = 2},
+                          {.in = 6, .k = 2, .s = 1, .d = 2, .pb = 0, .pe = 1},
+                          {.in = 5, .k = 3, .s = 2, .d = 1, .pb = 1, .pe = 1}};
+  const NDArray x = Random({2, 4, 7, 6, 5}, 11), w = Random({6, 2, 3, 2, 3}, 12),
+                b = Random({6}, 13);
+  ::onnx::ModelProto m = NewModel(13);
+  AddInput(m, "x", {2, 4, 7, 6, 5});
+  AddInitializer(m, "w", w);
+  AddInitializer(m, "b", b);
+  auto& conv = AddNode(m, "Conv", {"x", "w", "b"}, {"y"}, "conv3d");
+  SetAttr(conv, "strides", std::vector<int64_t>{2, 1, 2});
+  SetAttr(conv, "dilations", std::vector<int64_t>{1, 2, 1});
+  SetAttr(conv, "pads", std::vector<int64_t>{1, 0, 1, 2, 1, 1});
+  SetAttr(conv, "group", int64_t{2});
+  AddOutput(m, "y", 5);
+  absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_LT(MaxError((*y)[0], Conv3dLoops(2, 4, 6, 2, axes, x, w, &b)), 1e-5);
+}
+
+TEST(ConvertConvTest, Conv3dWithAComputedWeight) {
+  const Axis3d axes[3] = {{.in = 4, .k = 2}, {.in = 3, .k = 1}, {.in = 5, .k = 3}};
+  const NDArray x = Random({1, 3, 4, 3, 5}, 14), w = Random({2, 3, 2, 1, 3}, 15);
+  ::onnx::ModelProto m = NewModel(13);
+  AddInput(m, "x", {1, 3, 4, 3, 5});
+  AddInput(m, "w", {2, 3, 2, 1, 3});
+  AddNode(m, "Conv", {"x", "w"}, {"y"}, "conv3d");
+  AddOutput(m, "y", 5);
+  absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x, w});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_LT(MaxError((*y)[0], Conv3dLoops(1, 3, 2, 1, axes, x, w, nullptr)), 1e-5);
+}
+
 TEST(ConvertConvTest, Conv1dIsAConv2dOfHeightOne) {
-  const ConvSpec s{.n = 2, .c = 4, .h = 1, .w = 11, .oc = 5, .kh = 1, .kw = 3, .sh = 1, .sw = 2,
-                   .dh = 1, .dw = 2, .groups = 1, .pt = 0, .pl = 2, .pb = 0, .pr = 1};
+  const ConvSpec s{.n = 2,
+                   .c = 4,
+                   .h = 1,
+                   .w = 11,
+                   .oc = 5,
+                   .kh = 1,
+                   .kw = 3,
+                   .sh = 1,
+                   .sw = 2,
+                   .dh = 1,
+                   .dw = 2,
+                   .groups = 1,
+                   .pt = 0,
+                   .pl = 2,
+                   .pb = 0,
+                   .pr = 1};
   const NDArray x = Random({2, 4, 11}, 4), w = Random({5, 4, 3}, 5), b = Random({5}, 6);
   ::onnx::ModelProto m = NewModel(11);
   AddInput(m, "x", {2, 4, 11});
@@ -177,13 +282,26 @@ TEST(ConvertConvTest, UnsupportedFormsNameTheOperatorAndWhat) {
   {
     ::onnx::ModelProto m = NewModel(13);
     AddInput(m, "x", {1, 2, 4, 4, 4});
-    AddInitializer(m, "w", Random({3, 2, 2, 2, 2}, 1));
-    AddNode(m, "Conv", {"x", "w"}, {"y"}, "conv3d");
+    AddInitializer(m, "w", Random({2, 3, 2, 2, 2}, 1));
+    AddNode(m, "ConvTranspose", {"x", "w"}, {"y"}, "up3d");
     AddOutput(m, "y", 5);
     absl::StatusOr<Graph> g = Import(m);
     EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
     EXPECT_THAT(std::string(g.status().message()),
-                HasSubstr("unsupported ONNX operator 'Conv' (node 'conv3d' in test.onnx): 3-D convolution"));
+                HasSubstr("unsupported ONNX operator 'ConvTranspose' (node 'up3d' in test.onnx): "
+                          "3-D transposed convolution"));
+  }
+  {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {1, 2, 3, 3, 3, 3});
+    AddInitializer(m, "w", Random({2, 2, 2, 2, 2, 2}, 1));
+    AddNode(m, "Conv", {"x", "w"}, {"y"}, "conv4d");
+    AddOutput(m, "y", 6);
+    absl::StatusOr<Graph> g = Import(m);
+    EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
+    EXPECT_THAT(std::string(g.status().message()),
+                HasSubstr("unsupported ONNX operator 'Conv' (node 'conv4d' in test.onnx): "
+                          "4-D convolution"));
   }
   {
     ::onnx::ModelProto m = NewModel(13);

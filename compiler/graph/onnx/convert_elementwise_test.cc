@@ -1,14 +1,16 @@
 // The element-wise operators against values computed here: numpy and legacy (opset < 7)
 // broadcasting, the variadic Sum / Mean / Max, Clip before and after opset 11 (attribute and input
 // forms, absent bounds, min > max), PRelu per channel and broadcast, the activations, arithmetic
-// on known tensors done at import, Pow by known and computed exponents, and non-float32 operands
-// refused.
+// on known tensors done at import, Pow by known and computed exponents, int64 and float64
+// operands, and the types and operators refused.
+#include <absl/strings/str_cat.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "compiler/graph/onnx/testing.h"
 
@@ -264,17 +266,63 @@ TEST(ConvertElementwiseTest, KnownOperandsAreComputedAtImport) {
             (std::vector<int64_t>{14, 21}));
 }
 
-TEST(ConvertElementwiseTest, ComputedNonFloatOperandsAreUnsupported) {
-  ::onnx::ModelProto m = NewModel(13);
-  AddInput(m, "a", {2}, ::onnx::TensorProto::INT64);
-  AddInput(m, "b", {2}, ::onnx::TensorProto::INT64);
+// ONNX's other arithmetic types stay as they are: int64 and float64 operands, computed and known.
+TEST(ConvertElementwiseTest, Int64AndFloat64OperandsKeepTheirType) {
+  {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "a", {2, 3}, ::onnx::TensorProto::INT64);
+    AddInitializer(m, "b", Int64s({3}, {10, -20, 3000000000}));
+    AddNode(m, "Add", {"a", "b"}, {"y"}, "sum");
+    AddOutput(m, "y", 2, ::onnx::TensorProto::INT64);
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {Int64s({2, 3}, {1, 2, 3, 4, 5, 6})});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ((*y)[0].shape(), (std::vector<int64_t>{2, 3}));
+    const int64_t* got = (*y)[0].data<int64_t>();
+    EXPECT_EQ(std::vector<int64_t>(got, got + 6),
+              (std::vector<int64_t>{11, -18, 3000000003, 14, -15, 3000000006}));
+  }
+  {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "a", {3}, ::onnx::TensorProto::DOUBLE);
+    AddInput(m, "b", {2, 1}, ::onnx::TensorProto::DOUBLE);
+    AddNode(m, "Mul", {"a", "b"}, {"y"}, "product");
+    AddOutput(m, "y", 2, ::onnx::TensorProto::DOUBLE);
+    NDArray a = NDArray::Empty({3}, DLDataType{kDLFloat, 64, 1});
+    NDArray b = NDArray::Empty({2, 1}, DLDataType{kDLFloat, 64, 1});
+    const double av[] = {1.0 / 3, 2, 1e-300}, bv[] = {3, 1e10};
+    std::copy(std::begin(av), std::end(av), a.data<double>());
+    std::copy(std::begin(bv), std::end(bv), b.data<double>());
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {a, b});
+    ASSERT_TRUE(y.ok()) << y.status();
+    const double* got = (*y)[0].data<double>();
+    for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(got[i], av[i % 3] * bv[i / 3]) << i;
+  }
+}
+
+TEST(ConvertElementwiseTest, IntegerDivisionAndNonFloat32PowerAreUnsupported) {
+  for (const auto& [op, type, name] :
+       {std::tuple<std::string, int, std::string>{"Div", ::onnx::TensorProto::INT64, "int64"},
+        {"Pow", ::onnx::TensorProto::DOUBLE, "float64"}}) {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "a", {2}, type);
+    AddInput(m, "b", {2}, type);
+    AddNode(m, op, {"a", "b"}, {"y"}, "f");
+    AddOutput(m, "y", 1, type);
+    absl::StatusOr<Graph> g = Import(m);
+    EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented) << op;
+    EXPECT_THAT(
+        std::string(g.status().message()),
+        HasSubstr(absl::StrCat("unsupported ONNX operator '", op,
+                               "' (node 'f' in test.onnx): operands of element type ", name)));
+  }
+  ::onnx::ModelProto m = NewModel(14);  // Add of int8 from opset 14
+  AddInput(m, "a", {2}, ::onnx::TensorProto::INT8);
+  AddInput(m, "b", {2}, ::onnx::TensorProto::INT8);
   AddNode(m, "Add", {"a", "b"}, {"y"}, "sum");
-  AddOutput(m, "y", 1, ::onnx::TensorProto::INT64);
-  absl::StatusOr<Graph> g = Import(m);
-  EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(std::string(g.status().message()),
+  AddOutput(m, "y", 1, ::onnx::TensorProto::INT8);
+  EXPECT_THAT(std::string(Import(m).status().message()),
               HasSubstr("unsupported ONNX operator 'Add' (node 'sum' in test.onnx): input 0 ('a') "
-                        "has element type int64; Tessel's operators compute float32"));
+                        "has element type int8; Tessel's operators compute float32"));
 }
 
 }  // namespace

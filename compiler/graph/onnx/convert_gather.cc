@@ -15,17 +15,11 @@ namespace {
 
 using runtime::NDArray;
 
-NDArray Int32Tensor(const std::vector<int64_t>& values, std::vector<int64_t> shape) {
-  NDArray out = NDArray::Empty(std::move(shape), DLDataType{kDLInt, 32, 1});
-  for (size_t i = 0; i < values.size(); ++i) out.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-  return out;
-}
-
 // The rows `rows` (in range) of `axis` of graph value x, by take.
 ValueId TakeRows(NodeContext& c, ValueId x, int64_t axis, const std::vector<int64_t>& rows,
                  std::vector<int64_t> index_shape, const std::string& role) {
-  const ValueId indices =
-      c.NewConstant(absl::StrCat(role.empty() ? "take" : role, "_indices"), Int32Tensor(rows, std::move(index_shape)));
+  const ValueId indices = c.NewConstant(absl::StrCat(role.empty() ? "take" : role, "_indices"),
+                                        Int32Tensor(rows, std::move(index_shape)));
   return c.Op("take", {x, indices}, {{"axis", axis}}, role);
 }
 
@@ -45,9 +39,11 @@ absl::Status ConvertGather(NodeContext& c) {
   if (!axis.ok()) return c.Invalid(std::string(axis.status().message()));
   const int64_t n = data_shape[*axis];
   if (!c.IsConstant(1)) {
-    if (!runtime::SameDLType(c.Type(1).dtype, DLDataType{kDLInt, 32, 1})) {
-      return c.Unsupported(absl::StrCat("computed ", runtime::DLTypeToString(c.Type(1).dtype),
-                                        " indices (the take operator reads int32)"));
+    const DLDataType index_type = c.Type(1).dtype;
+    if (!runtime::SameDLType(index_type, DLDataType{kDLInt, 32, 1}) &&
+        !runtime::SameDLType(index_type, DLDataType{kDLInt, 64, 1})) {
+      return c.Invalid(absl::StrCat("computed ", runtime::DLTypeToString(index_type),
+                                    " indices (ONNX Gather takes int32 or int64)"));
     }
     if (c.Shape(1).empty()) return c.Unsupported("a computed scalar index");
     TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
@@ -101,7 +97,7 @@ absl::StatusOr<std::vector<int64_t>> SliceRows(int64_t start, int64_t end, int64
     start = std::clamp<int64_t>(start, 0, n - 1);
     end = std::clamp<int64_t>(end, -1, n - 1);
     const int64_t span = start - end;  // > 0 when any row is taken
-    count = span <= 0 ? 0
+    count = span <= 0                                     ? 0
             : step == std::numeric_limits<int64_t>::min() ? 1
                                                           : (span - 1) / -step + 1;
   }
@@ -122,7 +118,8 @@ absl::StatusOr<std::vector<int64_t>> SliceArg(NodeContext& c, const std::string&
 }
 
 // Applies per-axis row lists to input 0 and sets output `out`.
-absl::Status SetRows(NodeContext& c, int out, const std::vector<std::pair<int64_t, std::vector<int64_t>>>& cuts,
+absl::Status SetRows(NodeContext& c, int out,
+                     const std::vector<std::pair<int64_t, std::vector<int64_t>>>& cuts,
                      const std::string& role) {
   if (c.IsConstant(0)) {
     TESSEL_ASSIGN_OR_RETURN(NDArray x, c.Constant(0, "data"));
@@ -146,7 +143,8 @@ absl::Status SetRows(NodeContext& c, int out, const std::vector<std::pair<int64_
   }
   for (size_t k = 0; k < needed.size(); ++k) {
     const bool last = k + 1 == needed.size();
-    const std::string r = last ? role : absl::StrCat(role.empty() ? "slice" : role, "_axis_", needed[k].first);
+    const std::string r =
+        last ? role : absl::StrCat(role.empty() ? "slice" : role, "_axis_", needed[k].first);
     x = TakeRows(c, x, needed[k].first, needed[k].second,
                  {static_cast<int64_t>(needed[k].second.size())}, r);
   }
@@ -175,7 +173,8 @@ absl::Status ConvertSlice(NodeContext& c) {
     if (!axis.ok()) return c.Invalid(std::string(axis.status().message()));
     if (seen[*axis]) return c.Invalid(absl::StrCat("axis ", axes[i], " is repeated"));
     seen[*axis] = true;
-    absl::StatusOr<std::vector<int64_t>> rows = SliceRows(starts[i], ends[i], steps[i], shape[*axis]);
+    absl::StatusOr<std::vector<int64_t>> rows =
+        SliceRows(starts[i], ends[i], steps[i], shape[*axis]);
     if (!rows.ok()) return c.Invalid(std::string(rows.status().message()));
     cuts.push_back({*axis, *std::move(rows)});
   }
@@ -211,11 +210,13 @@ absl::Status ConvertSplit(NodeContext& c) {
       return c.Invalid(absl::StrCat("axis ", *axis, " of extent ", n, " does not split into ",
                                     parts, " equal parts"));
     }
-    for (int64_t i = 0, left = n; i < parts; ++i, left -= each) sizes.push_back(std::min(each, left));
+    for (int64_t i = 0, left = n; i < parts; ++i, left -= each)
+      sizes.push_back(std::min(each, left));
   }
   int64_t total = 0;
   for (int64_t s : sizes) {
-    if (s < 0 || s > n) return c.Invalid(absl::StrCat("split sizes [", absl::StrJoin(sizes, ", "), "] are invalid"));
+    if (s < 0 || s > n)
+      return c.Invalid(absl::StrCat("split sizes [", absl::StrJoin(sizes, ", "), "] are invalid"));
     total += s;
   }
   if (static_cast<int64_t>(sizes.size()) != parts || total != n) {
@@ -228,8 +229,8 @@ absl::Status ConvertSplit(NodeContext& c) {
     for (int64_t r = 0; r < sizes[i]; ++r) rows.push_back(offset + r);
     offset += sizes[i];
     if (!c.OutputUsed(static_cast<int>(i))) continue;
-    TESSEL_RETURN_IF_ERROR(SetRows(c, static_cast<int>(i), {{*axis, rows}},
-                                   i == 0 ? "" : absl::StrCat("output_", i)));
+    TESSEL_RETURN_IF_ERROR(
+        SetRows(c, static_cast<int>(i), {{*axis, rows}}, i == 0 ? "" : absl::StrCat("output_", i)));
   }
   return absl::OkStatus();
 }

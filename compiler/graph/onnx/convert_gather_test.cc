@@ -40,8 +40,8 @@ TEST(ConvertGatherTest, GatherWithKnownIndices) {
     absl::StatusOr<Graph> g = Import(m);
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_EQ(g->nodes.empty(), known);
-    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, known ? std::vector<NDArray>{}
-                                                               : std::vector<NDArray>{x});
+    absl::StatusOr<std::vector<NDArray>> y =
+        Evaluate(m, known ? std::vector<NDArray>{} : std::vector<NDArray>{x});
     ASSERT_TRUE(y.ok()) << y.status();
     EXPECT_EQ(MaxError((*y)[0], Floats({4, 2, 2}, Pick(x, 1, {4, 4, 0, 2}))), 0);
   }
@@ -76,9 +76,9 @@ TEST(ConvertGatherTest, SliceWithStepsAndClamping) {
       for (int64_t i : {1, 2})
         for (int64_t j : {4, 2}) want.push_back(x.data<float>()[i * 5 + j]);
     }
-    EXPECT_EQ(MaxError((*y)[0], Floats(opset == 9 ? std::vector<int64_t>{3, 5}
-                                                   : std::vector<int64_t>{2, 2},
-                                       want)),
+    EXPECT_EQ(MaxError((*y)[0],
+                       Floats(opset == 9 ? std::vector<int64_t>{3, 5} : std::vector<int64_t>{2, 2},
+                              want)),
               0)
         << opset;
   }
@@ -98,15 +98,35 @@ TEST(ConvertGatherTest, SplitIntoGivenSizes) {
   EXPECT_EQ(MaxError((*y)[1], Floats({4, 3}, Pick(x, 1, {2, 3, 4}))), 0);
 }
 
-TEST(ConvertGatherTest, ComputedInt64IndicesAreUnsupported) {
+// An embedding as PyTorch exports it: int64 ids computed at run time (here a graph input), negative
+// ones counting from the end.
+TEST(ConvertGatherTest, ComputedInt64Indices) {
+  ::onnx::ModelProto m = NewModel(13);
+  const NDArray table = Random({10, 4}, 4);
+  AddInitializer(m, "table", table);
+  AddInput(m, "ids", {2, 3}, ::onnx::TensorProto::INT64);
+  AddNode(m, "Gather", {"table", "ids"}, {"y"}, "embedding");
+  AddOutput(m, "y", 3);
+  const std::vector<int64_t> ids = {3, 0, 9, -1, 5, 2};
+  absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {Int64s({2, 3}, ids)});
+  ASSERT_TRUE(y.ok()) << y.status();
+  std::vector<float> want;
+  for (int64_t id : ids) {
+    for (int64_t j = 0; j < 4; ++j) want.push_back(Values(table)[((id + 10) % 10) * 4 + j]);
+  }
+  EXPECT_EQ(MaxError((*y)[0], Floats({2, 3, 4}, want)), 0);
+}
+
+// Indices of another type stop at ONNX's own checks, named.
+TEST(ConvertGatherTest, Int16IndicesAreRefused) {
   ::onnx::ModelProto m = NewModel(13);
   AddInitializer(m, "table", Random({10, 4}, 4));
-  AddInput(m, "ids", {3}, ::onnx::TensorProto::INT64);
+  AddInput(m, "ids", {3}, ::onnx::TensorProto::INT16);
   AddNode(m, "Gather", {"table", "ids"}, {"y"}, "embedding");
   AddOutput(m, "y", 2);
   EXPECT_THAT(std::string(Import(m).status().message()),
-              HasSubstr("unsupported ONNX operator 'Gather' (node 'embedding' in test.onnx): "
-                        "computed int64 indices"));
+              HasSubstr("node name: embedding): indices typestr: Tind, has unsupported type: "
+                        "tensor(int16)"));
 }
 
 }  // namespace

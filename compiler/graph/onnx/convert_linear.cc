@@ -41,8 +41,7 @@ absl::Status ConvertGemm(NodeContext& c) {
     // A constant [n] (or [1, n]) bias rides in dense when nothing scales the product.
     TESSEL_ASSIGN_OR_RETURN(const NDArray bias, c.HasInput(2) ? c.Float32Constant(2) : NDArray());
     if (bias.defined() && beta != 0 && alpha == 1.0f &&
-        (bias.shape() == std::vector<int64_t>{n} ||
-         bias.shape() == std::vector<int64_t>{1, n})) {
+        (bias.shape() == std::vector<int64_t>{n} || bias.shape() == std::vector<int64_t>{1, n})) {
       NDArray scaled = bias;
       if (beta != 1.0f) {
         TESSEL_ASSIGN_OR_RETURN(scaled, Binary(BinaryOp::kMul, bias, Scalar(beta), c.budget()));
@@ -82,9 +81,31 @@ absl::Status ConvertGemm(NodeContext& c) {
   return absl::OkStatus();
 }
 
+// x (batch axes `batch`, then two matrix axes) with its batch axes broadcast to `to` (numpy
+// rules, `to` at least as long): leading axes of extent 1 added, and each axis of extent 1 that
+// `to` makes longer repeated by a take of all-zero indices.
+ValueId BroadcastBatch(NodeContext& c, ValueId x, const std::vector<int64_t>& batch,
+                       const std::vector<int64_t>& to, int64_t rows, int64_t cols,
+                       const std::string& role) {
+  std::vector<int64_t> shape(to.size() - batch.size(), 1);
+  shape.insert(shape.end(), batch.begin(), batch.end());
+  shape.push_back(rows);
+  shape.push_back(cols);
+  x = c.Reshape(x, shape, absl::StrCat(role, "_ranked"));
+  for (size_t d = 0; d < to.size(); ++d) {
+    if (shape[d] == to[d]) continue;
+    const ValueId zeros = c.NewConstant(absl::StrCat(role, "_repeat", d),
+                                        Int32Tensor(std::vector<int64_t>(to[d], 0), {to[d]}));
+    x = c.Op("take", {x, zeros}, {{"axis", static_cast<int64_t>(d)}},
+             absl::StrCat(role, "_broadcast", d));
+  }
+  return x;
+}
+
 // numpy's matmul: [m, k] x [k, n] is matmul; [b, m, k] x [b, k, n] batch_matmul; more batch axes
-// fold into one; [..., m, k] x [k, n] is a matmul over the rows of all batches; a 1-D operand is
-// a row (A) or a column (B) dropped from the result.
+// fold into one; [..., m, k] x [k, n] is a matmul over the rows of all batches; batch axes that
+// differ broadcast (the operand with extent 1 repeated); a 1-D operand is a row (A) or a column
+// (B) dropped from the result.
 absl::Status ConvertMatMul(NodeContext& c) {
   std::vector<int64_t> as = c.Shape(0), bs = c.Shape(1);
   if (as.empty() || bs.empty()) return c.Invalid("MatMul of a scalar");
@@ -99,20 +120,28 @@ absl::Status ConvertMatMul(NodeContext& c) {
                                   " do not multiply"));
   }
   const std::vector<int64_t> a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
-  int64_t batch = 1;
-  for (int64_t e : a_batch) batch *= e;
-  std::vector<int64_t> out_shape = a_batch;
   ValueId y;
+  std::vector<int64_t> out_shape;
   if (b_batch.empty()) {
-    a = c.Reshape(a, {batch * m, k}, "rows");
+    int64_t rows = 1;
+    for (int64_t e : a_batch) rows *= e;
+    out_shape = a_batch;
+    a = c.Reshape(a, {rows * m, k}, "rows");
     y = c.Op("matmul", {a, c.Reshape(b, {k, n}, "b_2d")});
-  } else if (a_batch == b_batch) {
+  } else {
+    absl::StatusOr<std::vector<int64_t>> batch_shape = BroadcastShapes(a_batch, b_batch);
+    if (!batch_shape.ok()) {
+      return c.Invalid(absl::StrCat("the batch axes of A ", c.Type(0).ToString(), " and B ",
+                                    c.Type(1).ToString(), " do not broadcast"));
+    }
+    out_shape = *batch_shape;
+    int64_t batch = 1;
+    for (int64_t e : out_shape) batch *= e;
+    if (a_batch != out_shape) a = BroadcastBatch(c, a, a_batch, out_shape, m, k, "a");
+    if (b_batch != out_shape) b = BroadcastBatch(c, b, b_batch, out_shape, k, n, "b");
     a = c.Reshape(a, {batch, m, k}, "a_3d");
     b = c.Reshape(b, {batch, k, n}, "b_3d");
     y = c.Op("batch_matmul", {a, b});
-  } else {
-    return c.Unsupported(absl::StrCat("broadcasting A ", c.Type(0).ToString(), " against B ",
-                                      c.Type(1).ToString()));
   }
   if (!a_vector) out_shape.push_back(m);
   if (!b_vector) out_shape.push_back(n);

@@ -1,5 +1,5 @@
 // Gemm (transA, transB, alpha, beta; constant and computed B and C) and MatMul (2-D, batched,
-// batches against a matrix, vectors) against products computed here.
+// batches against a matrix, broadcast batches, vectors) against products computed here.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -38,16 +38,18 @@ struct GemmCase {
 
 TEST(ConvertLinearTest, GemmAttributesAndOperandKinds) {
   const std::vector<GemmCase> cases = {
-      {false, true, true, true, 1.0f, 1.0f, {5}},          // a Linear layer: dense + bias
-      {false, false, true, true, 1.0f, 1.0f, {1, 5}},      // weight [k, n] re-laid at import
-      {true, true, true, true, 0.5f, 2.0f, {3, 5}},        // every attribute
-      {false, false, false, false, 1.0f, 1.0f, {5}},       // computed B and C: matmul + add
-      {true, true, false, false, 2.0f, 0.25f, {3, 1}},     // computed, transposed, scaled
-      {false, true, true, true, 1.0f, 0.0f, {5}},          // beta 0 drops C
+      {false, true, true, true, 1.0f, 1.0f, {5}},       // a Linear layer: dense + bias
+      {false, false, true, true, 1.0f, 1.0f, {1, 5}},   // weight [k, n] re-laid at import
+      {true, true, true, true, 0.5f, 2.0f, {3, 5}},     // every attribute
+      {false, false, false, false, 1.0f, 1.0f, {5}},    // computed B and C: matmul + add
+      {true, true, false, false, 2.0f, 0.25f, {3, 1}},  // computed, transposed, scaled
+      {false, true, true, true, 1.0f, 0.0f, {5}},       // beta 0 drops C
   };
   for (const GemmCase& g : cases) {
-    const NDArray a = Random(g.trans_a ? std::vector<int64_t>{4, 3} : std::vector<int64_t>{3, 4}, 1);
-    const NDArray b = Random(g.trans_b ? std::vector<int64_t>{5, 4} : std::vector<int64_t>{4, 5}, 2);
+    const NDArray a =
+        Random(g.trans_a ? std::vector<int64_t>{4, 3} : std::vector<int64_t>{3, 4}, 1);
+    const NDArray b =
+        Random(g.trans_b ? std::vector<int64_t>{5, 4} : std::vector<int64_t>{4, 5}, 2);
     const NDArray c = Random(g.c_shape, 3);
     ::onnx::ModelProto m = NewModel(13);
     AddInput(m, "a", a.shape());
@@ -75,10 +77,10 @@ TEST(ConvertLinearTest, GemmAttributesAndOperandKinds) {
     std::vector<float> want = Product(a, g.trans_a, b, g.trans_b);
     for (int64_t i = 0; i < 3; ++i)
       for (int64_t j = 0; j < 5; ++j) {
-        const int64_t ci = g.c_shape.size() == 1   ? j
-                           : g.c_shape[0] == 1     ? j
-                           : g.c_shape[1] == 1     ? i
-                                                   : i * 5 + j;
+        const int64_t ci = g.c_shape.size() == 1 ? j
+                           : g.c_shape[0] == 1   ? j
+                           : g.c_shape[1] == 1   ? i
+                                                 : i * 5 + j;
         want[i * 5 + j] = g.alpha * want[i * 5 + j] + g.beta * c.data<float>()[ci];
       }
     EXPECT_LT(MaxError((*y)[0], Floats({3, 5}, want)), 1e-5)
@@ -135,7 +137,8 @@ TEST(ConvertLinearTest, MatMulShapes) {
       NDArray at = Floats({rows, k}, std::vector<float>(a.data<float>() + t * rows * k,
                                                         a.data<float>() + (t + 1) * rows * k));
       const int64_t bo = b_batched ? t * k * n : 0;
-      NDArray bt = Floats({k, n}, std::vector<float>(b.data<float>() + bo, b.data<float>() + bo + k * n));
+      NDArray bt =
+          Floats({k, n}, std::vector<float>(b.data<float>() + bo, b.data<float>() + bo + k * n));
       const std::vector<float> p = Product(at, false, bt, false);
       want.insert(want.end(), p.begin(), p.end());
     }
@@ -143,15 +146,63 @@ TEST(ConvertLinearTest, MatMulShapes) {
   }
 }
 
-TEST(ConvertLinearTest, MatMulBroadcastingBatchesIsUnsupported) {
+// Batch axes broadcast as numpy's: each output batch index reads A and B at that index, 0 along
+// their axes of extent 1 (and missing leading axes).
+TEST(ConvertLinearTest, MatMulBroadcastsBatches) {
+  struct Case {
+    std::vector<int64_t> a_batch, b_batch, y_batch;
+  };
+  const int64_t m = 3, k = 4, n = 5;
+  for (const Case& c : {Case{{}, {2}, {2}}, Case{{2, 1}, {3}, {2, 3}}, Case{{1, 3}, {2, 1}, {2, 3}},
+                        Case{{2, 1, 2}, {2, 2}, {2, 2, 2}}}) {
+    std::vector<int64_t> as = c.a_batch, bs = c.b_batch, ys = c.y_batch;
+    as.insert(as.end(), {m, k});
+    bs.insert(bs.end(), {k, n});
+    ys.insert(ys.end(), {m, n});
+    const NDArray a = Random(as, 6), b = Random(bs, 7);
+    ::onnx::ModelProto model = NewModel(13);
+    AddInput(model, "a", as);
+    AddInput(model, "b", bs);
+    AddNode(model, "MatMul", {"a", "b"}, {"y"});
+    AddOutput(model, "y", static_cast<int>(ys.size()));
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(model, {a, b});
+    ASSERT_TRUE(y.ok()) << y.status();
+    // The flat index of a batch position of `shape` (right-aligned with y's, 0 where extent 1).
+    const auto offset = [&](const std::vector<int64_t>& shape, const std::vector<int64_t>& at) {
+      int64_t flat = 0;
+      const size_t skip = at.size() - shape.size();
+      for (size_t d = 0; d < shape.size(); ++d) {
+        flat = flat * shape[d] + (shape[d] == 1 ? 0 : at[d + skip]);
+      }
+      return flat;
+    };
+    int64_t batches = 1;
+    for (int64_t e : c.y_batch) batches *= e;
+    std::vector<float> want;
+    for (int64_t t = 0; t < batches; ++t) {
+      std::vector<int64_t> at(c.y_batch.size());
+      for (int64_t r = t, d = static_cast<int64_t>(at.size()) - 1; d >= 0; --d) {
+        at[d] = r % c.y_batch[d];
+        r /= c.y_batch[d];
+      }
+      const float* ap = a.data<float>() + offset(c.a_batch, at) * m * k;
+      const float* bp = b.data<float>() + offset(c.b_batch, at) * k * n;
+      const std::vector<float> p =
+          Product(Floats({m, k}, std::vector<float>(ap, ap + m * k)), false,
+                  Floats({k, n}, std::vector<float>(bp, bp + k * n)), false);
+      want.insert(want.end(), p.begin(), p.end());
+    }
+    EXPECT_LT(MaxError((*y)[0], Floats(ys, want)), 1e-5);
+  }
+}
+
+TEST(ConvertLinearTest, MatMulBatchesThatDoNotBroadcastAreInvalid) {
   ::onnx::ModelProto m = NewModel(13);
-  AddInput(m, "a", {3, 4});
+  AddInput(m, "a", {3, 3, 4});
   AddInput(m, "b", {2, 4, 5});
   AddNode(m, "MatMul", {"a", "b"}, {"y"}, "mm");
   AddOutput(m, "y", 3);
-  EXPECT_THAT(std::string(Import(m).status().message()),
-              HasSubstr("unsupported ONNX operator 'MatMul' (node 'mm' in test.onnx): "
-                        "broadcasting A float32[3, 4] against B float32[2, 4, 5]"));
+  EXPECT_THAT(std::string(Import(m).status().message()), HasSubstr("Incompatible dimensions"));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// BatchNormalization (inference), LRN, Softmax and LogSoftmax.
+// BatchNormalization (inference), InstanceNormalization, LayerNormalization, LRN, Softmax and
+// LogSoftmax.
 #include <absl/strings/str_cat.h>
 
 #include "compiler/graph/onnx/converters.h"
@@ -33,6 +34,78 @@ absl::Status ConvertBatchNorm(NodeContext& c) {
     in.push_back(v);
   }
   const ValueId y = c.Op("batch_norm", in, {{"epsilon", epsilon}});
+  c.SetOutput(0, c.Reshape(y, xs, "output"));
+  return absl::OkStatus();
+}
+
+// (x - mean) / sqrt(var + epsilon) with the mean and the (biased) variance over the last axis of
+// x, in operators of the library: two mean reductions and element-wise arithmetic.
+ValueId Standardized(NodeContext& c, ValueId x, float epsilon) {
+  const nlohmann::json last = {{"axes", {-1}}, {"keepdims", true}};
+  const ValueId mean = c.Op("reduce_mean", {x}, last, "mean");
+  const ValueId centered = c.Op("subtract", {x, mean}, {}, "centered");
+  const ValueId var =
+      c.Op("reduce_mean", {c.Op("multiply", {centered, centered}, {}, "squares")}, last, "var");
+  runtime::NDArray eps = runtime::NDArray::Empty({1}, DLDataType{kDLFloat, 32, 1});
+  eps.data<float>()[0] = epsilon;
+  const ValueId stddev = c.Op(
+      "sqrt", {c.Op("add", {var, c.NewConstant("epsilon", eps)}, {}, "var_eps")}, {}, "stddev");
+  return c.Op("divide", {centered, stddev}, {}, "standardized");
+}
+
+// Input i (a float32 tensor of `count` elements) reshaped to `shape`.
+absl::StatusOr<ValueId> InputAs(NodeContext& c, int i, int64_t count,
+                                const std::vector<int64_t>& shape, const char* what) {
+  int64_t elements = 1;
+  for (int64_t e : c.Shape(i)) elements *= e;
+  if (elements != count) {
+    return c.Invalid(absl::StrCat("the ", what, " ", c.Type(i).ToString(), " does not hold ", count,
+                                  " elements"));
+  }
+  return c.Float32Reshaped(i, shape, what);
+}
+
+// Per (n, c) plane over the spatial axes: scale[c] * standardized(x) + bias[c], on x seen as
+// [N, C, spatial elements].
+absl::Status ConvertInstanceNorm(NodeContext& c) {
+  const std::vector<int64_t> xs = c.Shape(0);
+  if (xs.size() < 3) return c.Invalid("the input needs a batch, a channel and a spatial axis");
+  TESSEL_ASSIGN_OR_RETURN(const float epsilon, c.Float("epsilon", 1e-5f));
+  int64_t positions = 1;
+  for (size_t d = 2; d < xs.size(); ++d) positions *= xs[d];
+  TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
+  const ValueId y = Standardized(c, c.Reshape(x, {xs[0], xs[1], positions}, "input_3d"), epsilon);
+  TESSEL_ASSIGN_OR_RETURN(const ValueId scale, InputAs(c, 1, xs[1], {xs[1], 1}, "scale"));
+  TESSEL_ASSIGN_OR_RETURN(const ValueId bias, InputAs(c, 2, xs[1], {xs[1], 1}, "bias"));
+  const ValueId out =
+      c.Op("add", {c.Op("multiply", {y, scale}, {}, "scaled"), bias}, {}, "shifted");
+  c.SetOutput(0, c.Reshape(out, xs, "output"));
+  return absl::OkStatus();
+}
+
+// Over the axes from `axis` on: scale * standardized(x) + bias, on x seen as [outer, inner]; the
+// scale and bias hold `inner` elements (the normalized shape). The statistics outputs are refused.
+absl::Status ConvertLayerNorm(NodeContext& c) {
+  for (int i = 1; i < c.NumOutputs(); ++i) {
+    if (c.OutputUsed(i)) return c.Unsupported(absl::StrCat("output ", i, " (the statistics)"));
+  }
+  const std::vector<int64_t> xs = c.Shape(0);
+  const int64_t rank = static_cast<int64_t>(xs.size());
+  if (rank == 0) return c.Invalid("the input is a scalar");
+  TESSEL_ASSIGN_OR_RETURN(const int64_t axis_attr, c.Int("axis", -1));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(axis_attr, rank, "attribute 'axis'");
+  if (!axis.ok()) return c.Invalid(std::string(axis.status().message()));
+  TESSEL_ASSIGN_OR_RETURN(const float epsilon, c.Float("epsilon", 1e-5f));
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < *axis ? outer : inner) *= xs[d];
+  TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
+  ValueId y = Standardized(c, c.Reshape(x, {outer, inner}, "input_2d"), epsilon);
+  TESSEL_ASSIGN_OR_RETURN(const ValueId scale, InputAs(c, 1, inner, {inner}, "scale"));
+  y = c.Op("multiply", {y, scale}, {}, "scaled");
+  if (c.HasInput(2)) {
+    TESSEL_ASSIGN_OR_RETURN(const ValueId bias, InputAs(c, 2, inner, {inner}, "bias"));
+    y = c.Op("add", {y, bias}, {}, "shifted");
+  }
   c.SetOutput(0, c.Reshape(y, xs, "output"));
   return absl::OkStatus();
 }
@@ -87,6 +160,8 @@ absl::Status ConvertLrn(NodeContext& c) {
 
 void AddNormConverters(ConverterTable& table) {
   table["BatchNormalization"] = ConvertBatchNorm;
+  table["InstanceNormalization"] = ConvertInstanceNorm;
+  table["LayerNormalization"] = ConvertLayerNorm;
   table["LRN"] = ConvertLrn;
   table["Softmax"] = [](NodeContext& c) { return ConvertSoftmax(c, "softmax"); };
   table["LogSoftmax"] = [](NodeContext& c) { return ConvertSoftmax(c, "log_softmax"); };

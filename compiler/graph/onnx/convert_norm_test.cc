@@ -1,6 +1,6 @@
 // LRN of ranks 3 to 5 with odd and even windows, Softmax and LogSoftmax before opset 13 (the
 // input flattened to 2-D at `axis`) and from 13 (one axis), and inference BatchNormalization over
-// 2-D to 5-D inputs, against values computed here.
+// 2-D to 5-D inputs, InstanceNormalization and LayerNormalization, against values computed here.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -147,6 +147,101 @@ TEST(ConvertNormTest, LrnOddAndEvenWindowsOfAnyRank) {
                 1e-5)
           << "rank " << shape.size() << " size " << size;
     }
+  }
+}
+
+// Each of `rows` rows of `inner` elements standardized (biased variance), times scale[g(i)]
+// plus bias[g(i)], g the index of element i's scale.
+std::vector<float> Standardize(const NDArray& x, int64_t inner, const std::vector<float>& scale,
+                               const std::vector<float>& bias,
+                               const std::function<int64_t(int64_t row, int64_t i)>& g,
+                               double eps) {
+  const std::vector<float> v = Values(x);
+  std::vector<float> out;
+  for (size_t r = 0; r * inner < v.size(); ++r) {
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < inner; ++i) mean += v[r * inner + i];
+    mean /= inner;
+    for (int64_t i = 0; i < inner; ++i) var += std::pow(v[r * inner + i] - mean, 2);
+    var /= inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t k = g(static_cast<int64_t>(r), i);
+      out.push_back(static_cast<float>((v[r * inner + i] - mean) / std::sqrt(var + eps) * scale[k] +
+                                       bias[k]));
+    }
+  }
+  return out;
+}
+
+TEST(ConvertNormTest, InstanceNormalizationOverTheSpatialAxes) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{2, 3, 4, 5}, std::vector<int64_t>{2, 3, 7},
+        std::vector<int64_t>{1, 3, 2, 3, 2}}) {
+    const NDArray x = Random(shape, 31), scale = Random({3}, 32), bias = Random({3}, 33);
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", shape);
+    AddInitializer(m, "scale", scale);
+    AddInitializer(m, "bias", bias);
+    SetAttr(AddNode(m, "InstanceNormalization", {"x", "scale", "bias"}, {"y"}, "norm"), "epsilon",
+            0.01f);
+    AddOutput(m, "y", static_cast<int>(shape.size()));
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    int64_t inner = 1;
+    for (size_t d = 2; d < shape.size(); ++d) inner *= shape[d];
+    const std::vector<float> want = Standardize(
+        x, inner, Values(scale), Values(bias), [](int64_t row, int64_t) { return row % 3; }, 0.01);
+    EXPECT_LT(MaxError((*y)[0], Floats(shape, want)), 1e-5);
+  }
+}
+
+TEST(ConvertNormTest, LayerNormalizationFromAxisWithAndWithoutBias) {
+  const NDArray x = Random({2, 3, 4}, 34), scale = Random({3, 4}, 35), bias = Random({3, 4}, 36);
+  for (const bool with_bias : {true, false}) {
+    ::onnx::ModelProto m = NewModel(17);
+    AddInput(m, "x", {2, 3, 4});
+    AddInitializer(m, "scale", scale);
+    std::vector<std::string> inputs = {"x", "scale"};
+    if (with_bias) {
+      AddInitializer(m, "bias", bias);
+      inputs.push_back("bias");
+    }
+    auto& node = AddNode(m, "LayerNormalization", inputs, {"y"}, "ln");
+    SetAttr(node, "axis", int64_t{1});
+    AddOutput(m, "y", 3);
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    const std::vector<float> want = Standardize(
+        x, 12, Values(scale), with_bias ? Values(bias) : std::vector<float>(12, 0),
+        [](int64_t, int64_t i) { return i; }, 1e-5);
+    EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 4}, want)), 1e-5) << with_bias;
+  }
+}
+
+TEST(ConvertNormTest, LayerNormalizationStatisticsAndAWrongScaleAreRefused) {
+  {
+    ::onnx::ModelProto m = NewModel(17);
+    AddInput(m, "x", {2, 4});
+    AddInitializer(m, "scale", Random({4}, 1));
+    AddNode(m, "LayerNormalization", {"x", "scale"}, {"y", "mean"}, "ln");
+    AddOutput(m, "y", 2);
+    AddOutput(m, "mean", 2);
+    EXPECT_THAT(std::string(Import(m).status().message()),
+                HasSubstr("unsupported ONNX operator 'LayerNormalization' (node 'ln' in "
+                          "test.onnx): output 1 (the statistics)"));
+  }
+  {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {2, 3, 4});
+    AddInitializer(m, "scale", Random({2}, 1));
+    AddInitializer(m, "bias", Random({3}, 2));
+    AddNode(m, "InstanceNormalization", {"x", "scale", "bias"}, {"y"}, "in");
+    AddOutput(m, "y", 3);
+    absl::StatusOr<Graph> g = Import(m);
+    EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(g.status().message()),
+                HasSubstr("node 'in' (InstanceNormalization): the scale float32[2] does not "
+                          "hold 3 elements"));
   }
 }
 

@@ -72,8 +72,8 @@ absl::Status ConvertLstm(NodeContext& c) {
       for (int k = 0; k < a.strings_size(); ++k) {
         const std::string want = k % 3 == 0 ? "Sigmoid" : "Tanh";
         if (a.strings(k) != want) {
-          return c.Unsupported(absl::StrCat("attribute 'activations' [",
-                                            absl::StrJoin(a.strings(), ", "), "]"));
+          return c.Unsupported(
+              absl::StrCat("attribute 'activations' [", absl::StrJoin(a.strings(), ", "), "]"));
         }
       }
     }
@@ -86,8 +86,8 @@ absl::Status ConvertLstm(NodeContext& c) {
   if (xs.size() != 3) return c.Invalid(absl::StrCat("X ", c.Type(0).ToString(), " must be 3-D"));
   const int64_t seq = xs[0], batch = xs[1], input = xs[2];
   if (seq > kMaxUnrolledSteps) {
-    return c.Unsupported(absl::StrCat("a sequence of ", seq, " steps (unrolled, at most ",
-                                      kMaxUnrolledSteps, ")"));
+    return c.Unsupported(
+        absl::StrCat("a sequence of ", seq, " steps (unrolled, at most ", kMaxUnrolledSteps, ")"));
   }
   const int64_t dirs = direction == "bidirectional" ? 2 : 1;
   if (c.Shape(1) != std::vector<int64_t>{dirs, 4 * hidden, input} ||
@@ -140,13 +140,13 @@ absl::Status ConvertLstm(NodeContext& c) {
       const int64_t t = reverse ? seq - 1 - step : step;
       ValueId xt = x;
       if (seq > 1) {
-        xt = c.Op("take", {x, c.NewConstant(absl::StrCat("x_row_", t), Int32Row(t))},
-                  {{"axis", 0}}, absl::StrCat("x_", d, "_", t));
+        xt = c.Op("take", {x, c.NewConstant(absl::StrCat("x_row_", t), Int32Row(t))}, {{"axis", 0}},
+                  absl::StrCat("x_", d, "_", t));
       }
       xt = c.Reshape(xt, {batch, input}, absl::StrCat("x_2d_", d, "_", t));
-      std::vector<ValueId> out = c.OpN("lstm_cell", {xt, h, cell, weights[0], weights[1],
-                                                     weights[2], weights[3]},
-                                       nlohmann::json::object(), absl::StrCat("cell_", d, "_", t));
+      std::vector<ValueId> out =
+          c.OpN("lstm_cell", {xt, h, cell, weights[0], weights[1], weights[2], weights[3]},
+                nlohmann::json::object(), absl::StrCat("cell_", d, "_", t));
       if (out.size() != 2) return absl::OkStatus();  // the builder kept the error
       h = out[0];
       cell = out[1];

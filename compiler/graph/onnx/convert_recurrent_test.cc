@@ -42,8 +42,8 @@ LstmOut LstmLoops(const NDArray& x, const NDArray& w, const NDArray& r, const ND
           float g[4];
           for (int64_t q = 0; q < 4; ++q) {
             const int64_t row = q * hid + j;
-            double acc = b.data<float>()[d * 8 * hid + row] +
-                         b.data<float>()[d * 8 * hid + 4 * hid + row];
+            double acc =
+                b.data<float>()[d * 8 * hid + row] + b.data<float>()[d * 8 * hid + 4 * hid + row];
             for (int64_t k = 0; k < in; ++k) {
               acc += x.data<float>()[(t * batch + n) * in + k] *
                      w.data<float>()[(d * 4 * hid + row) * in + k];

@@ -564,4 +564,12 @@ NDArray Float32Tensor(const std::vector<float>& values, std::vector<int64_t> sha
   return out;
 }
 
+runtime::NDArray Int32Tensor(const std::vector<int64_t>& values, std::vector<int64_t> shape) {
+  runtime::NDArray out = runtime::NDArray::Empty(std::move(shape), DLDataType{kDLInt, 32, 1});
+  for (size_t i = 0; i < values.size(); ++i) {
+    out.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+  }
+  return out;
+}
+
 }  // namespace tessel::graph::onnx::internal

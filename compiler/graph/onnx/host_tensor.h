@@ -41,16 +41,16 @@ absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank, const std::str
 
 // Data movement.
 absl::StatusOr<runtime::NDArray> Reshaped(const runtime::NDArray& x,
-                                          const std::vector<int64_t>& shape, ConstantBudget& budget);
+                                          const std::vector<int64_t>& shape,
+                                          ConstantBudget& budget);
 absl::StatusOr<runtime::NDArray> Transposed(const runtime::NDArray& x,
                                             const std::vector<int64_t>& perm,
                                             ConstantBudget& budget);
-absl::StatusOr<runtime::NDArray> Concatenated(const std::vector<runtime::NDArray>& xs,
-                                              int64_t axis, ConstantBudget& budget);
+absl::StatusOr<runtime::NDArray> Concatenated(const std::vector<runtime::NDArray>& xs, int64_t axis,
+                                              ConstantBudget& budget);
 // x with its `axis` replaced by the rows `indices` (each in [0, extent)), in order.
 absl::StatusOr<runtime::NDArray> Rows(const runtime::NDArray& x, int64_t axis,
-                                      const std::vector<int64_t>& indices,
-                                      ConstantBudget& budget);
+                                      const std::vector<int64_t>& indices, ConstantBudget& budget);
 // x repeated reps[d] (>= 1) times along each axis d.
 absl::StatusOr<runtime::NDArray> Tiled(const runtime::NDArray& x, const std::vector<int64_t>& reps,
                                        ConstantBudget& budget);
@@ -74,8 +74,12 @@ absl::StatusOr<runtime::NDArray> Unary(UnaryOp op, const runtime::NDArray& x,
 absl::StatusOr<runtime::NDArray> Where(const runtime::NDArray& cond, const runtime::NDArray& a,
                                        const runtime::NDArray& b, ConstantBudget& budget);
 
+// An int32 tensor of `shape` holding `values` (in int32 range: indices the importer computed).
+runtime::NDArray Int32Tensor(const std::vector<int64_t>& values, std::vector<int64_t> shape);
+
 // Integer tensors as values: the elements of an int32 or int64 tensor, or InvalidArgument.
-absl::StatusOr<std::vector<int64_t>> Int64Values(const runtime::NDArray& x, const std::string& what);
+absl::StatusOr<std::vector<int64_t>> Int64Values(const runtime::NDArray& x,
+                                                 const std::string& what);
 // The one element of a one-element tensor of any arithmetic type, as a double.
 absl::StatusOr<double> ScalarValue(const runtime::NDArray& x, const std::string& what);
 // v rounded to float; past float's range it is an infinity (a plain cast would be undefined).

@@ -31,8 +31,8 @@ absl::Status BindDims(::onnx::ModelProto& model, const ImportOptions& options,
       auto* dim = shape->mutable_dim(d);
       if (dim->has_dim_value()) {
         if (dim->dim_value() < 0 && required) {
-          return absl::InvalidArgumentError(absl::StrCat(what, ": input '", v.name(),
-                                                         "' dimension ", d, " is negative"));
+          return absl::InvalidArgumentError(
+              absl::StrCat(what, ": input '", v.name(), "' dimension ", d, " is negative"));
         }
         continue;
       }

@@ -142,6 +142,18 @@ absl::StatusOr<NDArray> NodeContext::Float32Constant(int i) {
   return c;
 }
 
+absl::StatusOr<ValueId> NodeContext::Float32Reshaped(int i, const std::vector<int64_t>& shape,
+                                                     const std::string& role) {
+  TESSEL_ASSIGN_OR_RETURN(const NDArray known, Float32Constant(i));
+  if (known.defined()) {
+    absl::StatusOr<NDArray> reshaped = Reshaped(known, shape, budget());
+    if (!reshaped.ok()) return Annotate(reshaped.status());
+    return NewConstant(role, *std::move(reshaped));
+  }
+  TESSEL_ASSIGN_OR_RETURN(const ValueId v, Float32(i));
+  return Reshape(v, shape, role);
+}
+
 // ---- outputs ----
 
 bool NodeContext::OutputUsed(int i) const {
@@ -293,8 +305,8 @@ absl::Status NodeContext::Invalid(const std::string& detail) const {
 absl::Status NodeContext::Annotate(const absl::Status& s) const {
   if (s.ok()) return s;
   if (s.code() == absl::StatusCode::kUnimplemented) return Unsupported(std::string(s.message()));
-  return absl::Status(s.code(), absl::StrCat(state_.what, ": node '", name_, "' (", op_type(),
-                                             "): ", s.message()));
+  return absl::Status(
+      s.code(), absl::StrCat(state_.what, ": node '", name_, "' (", op_type(), "): ", s.message()));
 }
 
 // ---- the import ----
@@ -303,9 +315,9 @@ namespace {
 
 absl::Status AddInitializers(const ::onnx::GraphProto& g, ImportState& state) {
   if (g.sparse_initializer_size() > 0) {
-    return absl::UnimplementedError(
-        absl::StrCat(state.what, ": sparse initializers are not supported ('",
-                     g.sparse_initializer(0).values().name(), "')"));
+    return absl::UnimplementedError(absl::StrCat(state.what,
+                                                 ": sparse initializers are not supported ('",
+                                                 g.sparse_initializer(0).values().name(), "')"));
   }
   for (const ::onnx::TensorProto& t : g.initializer()) {
     absl::StatusOr<NDArray> data = TensorFromProto(t, absl::StrCat("initializer '", t.name(), "'"));
@@ -329,13 +341,13 @@ absl::Status AddInputs(const ::onnx::GraphProto& g, ImportState& state) {
     }
     const auto& tt = in.type().tensor_type();
     absl::StatusOr<DLDataType> dtype = DLTypeOfOnnx(tt.elem_type());
-    if (!dtype.ok()) return absl::UnimplementedError(absl::StrCat(where, ": ", dtype.status().message()));
+    if (!dtype.ok())
+      return absl::UnimplementedError(absl::StrCat(where, ": ", dtype.status().message()));
     if (!tt.has_shape()) return absl::InvalidArgumentError(absl::StrCat(where, " has no shape"));
     TensorType type{{}, *dtype};
     for (int d = 0; d < tt.shape().dim_size(); ++d) {
       if (!tt.shape().dim(d).has_dim_value()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, " dimension ", d, " has no value"));
+        return absl::InvalidArgumentError(absl::StrCat(where, " dimension ", d, " has no value"));
       }
       type.shape.push_back(tt.shape().dim(d).dim_value());
     }
@@ -394,9 +406,8 @@ absl::Status ConvertNode(const ::onnx::NodeProto& node, const std::string& name,
                                               "'"));
     }
     const Operand& o = it->second;
-    const TensorType got = o.constant.defined()
-                               ? TensorType{o.constant.shape(), o.constant.dtype()}
-                               : state.builder.type(o.value);
+    const TensorType got = o.constant.defined() ? TensorType{o.constant.shape(), o.constant.dtype()}
+                                                : state.builder.type(o.value);
     TESSEL_RETURN_IF_ERROR(CheckOutputType(c, out, got, state));
   }
   return absl::OkStatus();
@@ -442,8 +453,7 @@ absl::StatusOr<Graph> ImportModel(const ::onnx::ModelProto& model, const std::st
   }
   absl::StatusOr<Graph> graph = state.builder.Finish();
   if (!graph.ok()) {
-    return absl::Status(graph.status().code(),
-                        absl::StrCat(what, ": ", graph.status().message()));
+    return absl::Status(graph.status().code(), absl::StrCat(what, ": ", graph.status().message()));
   }
   return graph;
 }

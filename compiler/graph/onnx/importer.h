@@ -48,8 +48,8 @@ struct ImportState {
   Builder builder;
   ConstantBudget budget;
   int opset = 0;
-  std::map<std::string, Operand> values;            // by ONNX name
-  std::set<std::string> consumed;                   // ONNX names read by a node or an output
+  std::map<std::string, Operand> values;  // by ONNX name
+  std::set<std::string> consumed;         // ONNX names read by a node or an output
   std::map<std::string, const ::onnx::TypeProto*> inferred;  // ONNX's types, by name
 
  private:
@@ -84,6 +84,10 @@ class NodeContext {
   // Input i as a float32 tensor known at import; a null NDArray (defined() false) when it is
   // absent or computed; Unsupported when it is known but of another element type.
   absl::StatusOr<runtime::NDArray> Float32Constant(int i);
+  // Input i (float32) with `shape` (as many elements): when known at import, re-laid here as a
+  // new constant named `role`; else a reshape node.
+  absl::StatusOr<ValueId> Float32Reshaped(int i, const std::vector<int64_t>& shape,
+                                          const std::string& role);
 
   // Outputs.
   int NumOutputs() const { return node_.output_size(); }

@@ -14,8 +14,8 @@
 namespace tessel::graph::onnx {
 namespace {
 
-using ::testing::HasSubstr;
 using ::onnx::TensorProto;
+using ::testing::HasSubstr;
 
 std::string Write(const std::string& name, const std::string& bytes) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -45,7 +45,8 @@ TEST(TensorFileTest, ElementTypesFromRawDataAndTypedFields) {
   {
     TensorProto t = Proto(TensorProto::FLOAT, {2, 2});
     t.set_raw_data(Raw<float>({1.5f, -2, 3, 4}));
-    absl::StatusOr<runtime::NDArray> a = ReadTensorProtoFile(Write("f32.pb", t.SerializeAsString()));
+    absl::StatusOr<runtime::NDArray> a =
+        ReadTensorProtoFile(Write("f32.pb", t.SerializeAsString()));
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(a->shape(), (std::vector<int64_t>{2, 2}));
     EXPECT_EQ(runtime::DLTypeToString(a->dtype()), "float32");
@@ -54,7 +55,8 @@ TEST(TensorFileTest, ElementTypesFromRawDataAndTypedFields) {
   {
     TensorProto t = Proto(TensorProto::FLOAT, {3});
     for (float v : {1.0f, 2.0f, 3.0f}) t.add_float_data(v);
-    absl::StatusOr<runtime::NDArray> a = ReadTensorProtoFile(Write("f32t.pb", t.SerializeAsString()));
+    absl::StatusOr<runtime::NDArray> a =
+        ReadTensorProtoFile(Write("f32t.pb", t.SerializeAsString()));
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(Elements<float>(*a), (std::vector<float>{1, 2, 3}));
   }
@@ -62,7 +64,8 @@ TEST(TensorFileTest, ElementTypesFromRawDataAndTypedFields) {
     TensorProto t = Proto(TensorProto::INT64, {2});
     t.add_int64_data(-7);
     t.add_int64_data(int64_t{1} << 40);
-    absl::StatusOr<runtime::NDArray> a = ReadTensorProtoFile(Write("i64.pb", t.SerializeAsString()));
+    absl::StatusOr<runtime::NDArray> a =
+        ReadTensorProtoFile(Write("i64.pb", t.SerializeAsString()));
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(runtime::DLTypeToString(a->dtype()), "int64");
     EXPECT_EQ(Elements<int64_t>(*a), (std::vector<int64_t>{-7, int64_t{1} << 40}));
@@ -70,7 +73,8 @@ TEST(TensorFileTest, ElementTypesFromRawDataAndTypedFields) {
   {
     TensorProto t = Proto(TensorProto::INT32, {2});
     t.set_raw_data(Raw<int32_t>({5, -6}));
-    absl::StatusOr<runtime::NDArray> a = ReadTensorProtoFile(Write("i32.pb", t.SerializeAsString()));
+    absl::StatusOr<runtime::NDArray> a =
+        ReadTensorProtoFile(Write("i32.pb", t.SerializeAsString()));
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(Elements<int32_t>(*a), (std::vector<int32_t>{5, -6}));
   }
@@ -86,7 +90,8 @@ TEST(TensorFileTest, ElementTypesFromRawDataAndTypedFields) {
     TensorProto t = Proto(TensorProto::DOUBLE, {2});
     t.add_double_data(0.25);
     t.add_double_data(-1e300);
-    absl::StatusOr<runtime::NDArray> a = ReadTensorProtoFile(Write("f64.pb", t.SerializeAsString()));
+    absl::StatusOr<runtime::NDArray> a =
+        ReadTensorProtoFile(Write("f64.pb", t.SerializeAsString()));
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(runtime::DLTypeToString(a->dtype()), "float64");
     EXPECT_EQ(Elements<double>(*a), (std::vector<double>{0.25, -1e300}));
@@ -94,7 +99,8 @@ TEST(TensorFileTest, ElementTypesFromRawDataAndTypedFields) {
   {
     TensorProto t = Proto(TensorProto::BOOL, {3});
     for (int v : {1, 0, 2}) t.add_int32_data(v);
-    absl::StatusOr<runtime::NDArray> a = ReadTensorProtoFile(Write("bool.pb", t.SerializeAsString()));
+    absl::StatusOr<runtime::NDArray> a =
+        ReadTensorProtoFile(Write("bool.pb", t.SerializeAsString()));
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(runtime::DLTypeToString(a->dtype()), "bool");
     EXPECT_EQ(Elements<uint8_t>(*a), (std::vector<uint8_t>{1, 0, 1}));
@@ -112,20 +118,23 @@ TEST(TensorFileTest, ErrorsNameTheFile) {
 
   TensorProto s = Proto(TensorProto::STRING, {1});
   s.add_string_data("hello");
-  absl::StatusOr<runtime::NDArray> strings = ReadTensorProtoFile(Write("s.pb", s.SerializeAsString()));
+  absl::StatusOr<runtime::NDArray> strings =
+      ReadTensorProtoFile(Write("s.pb", s.SerializeAsString()));
   EXPECT_EQ(strings.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(strings.status().message()),
               HasSubstr("s.pb: unsupported ONNX element type STRING"));
 
   TensorProto short_raw = Proto(TensorProto::FLOAT, {4});
   short_raw.set_raw_data(Raw<float>({1, 2}));
-  EXPECT_THAT(ReadTensorProtoFile(Write("short.pb", short_raw.SerializeAsString())).status().ToString(),
-              HasSubstr("short.pb: raw_data holds 8 bytes, its shape [4] of FLOAT needs 16"));
+  EXPECT_THAT(
+      ReadTensorProtoFile(Write("short.pb", short_raw.SerializeAsString())).status().ToString(),
+      HasSubstr("short.pb: raw_data holds 8 bytes, its shape [4] of FLOAT needs 16"));
 
   TensorProto short_typed = Proto(TensorProto::INT64, {3});
   short_typed.add_int64_data(1);
-  EXPECT_THAT(ReadTensorProtoFile(Write("typed.pb", short_typed.SerializeAsString())).status().ToString(),
-              HasSubstr("typed.pb: holds 1 values, its shape [3] of INT64 needs 3"));
+  EXPECT_THAT(
+      ReadTensorProtoFile(Write("typed.pb", short_typed.SerializeAsString())).status().ToString(),
+      HasSubstr("typed.pb: holds 1 values, its shape [3] of INT64 needs 3"));
 }
 
 }  // namespace

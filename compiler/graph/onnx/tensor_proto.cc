@@ -120,8 +120,7 @@ absl::StatusOr<int64_t> CountElements(const std::vector<int64_t>& shape, int64_t
 absl::StatusOr<NDArray> TensorFromProto(const TensorProto& proto, const std::string& what) {
   absl::StatusOr<DLDataType> dtype = DLTypeOfOnnx(proto.data_type());
   if (!dtype.ok()) {
-    return absl::Status(dtype.status().code(),
-                        absl::StrCat(what, ": ", dtype.status().message()));
+    return absl::Status(dtype.status().code(), absl::StrCat(what, ": ", dtype.status().message()));
   }
   if (proto.data_location() == TensorProto::EXTERNAL) {
     return absl::UnimplementedError(

@@ -46,7 +46,7 @@ std::vector<float> Values(const runtime::NDArray& a);
 
 // Imports the model, evaluates it with EvaluateReference on `inputs`, and returns the outputs.
 absl::StatusOr<std::vector<runtime::NDArray>> Evaluate(const ::onnx::ModelProto& m,
-                                                  const std::vector<runtime::NDArray>& inputs);
+                                                       const std::vector<runtime::NDArray>& inputs);
 
 // The largest |a - b| over the elements, or infinity when the shapes or types differ.
 double MaxError(const runtime::NDArray& a, const runtime::NDArray& b);

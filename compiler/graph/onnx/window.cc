@@ -11,8 +11,7 @@ namespace {
 // A list attribute of one entry per spatial axis (`fallback` when absent), each >= min_value.
 absl::StatusOr<std::vector<int64_t>> PerAxis(const NodeContext& c, const std::string& name,
                                              size_t n, int64_t fallback, int64_t min_value) {
-  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> v,
-                          c.Ints(name, std::vector<int64_t>(n, fallback)));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> v, c.Ints(name, std::vector<int64_t>(n, fallback)));
   if (v.size() != n) {
     return c.Invalid(absl::StrCat("attribute '", name, "' has ", v.size(), " entries, the input ",
                                   n, " spatial axes"));
@@ -28,19 +27,34 @@ absl::StatusOr<std::vector<int64_t>> PerAxis(const NodeContext& c, const std::st
 
 }  // namespace
 
+Window Window::Plane() const {
+  if (axes() == 1) {
+    return Window{.kernel = {1, kernel[0]},
+                  .stride = {1, stride[0]},
+                  .dilation = {1, dilation[0]},
+                  .pad = {0, pad[0], 0, pad[1]}};
+  }
+  const size_t h = axes() - 2, w = axes() - 1;
+  return Window{.kernel = {kernel[h], kernel[w]},
+                .stride = {stride[h], stride[w]},
+                .dilation = {dilation[h], dilation[w]},
+                .pad = {pad_before(h), pad_before(w), pad_after(h), pad_after(w)}};
+}
+
 absl::StatusOr<std::vector<int64_t>> SpatialExtents(const NodeContext& c,
                                                     const std::vector<int64_t>& shape,
-                                                    const char* what) {
+                                                    const char* what, size_t max_axes) {
   if (shape.size() < 3) {
     return c.Invalid(absl::StrCat("the input has rank ", shape.size(), "; ", what,
                                   " takes N, C and spatial axes"));
   }
-  if (shape.size() > 4) return c.Unsupported(absl::StrCat(shape.size() - 2, "-D ", what));
+  if (shape.size() > max_axes + 2)
+    return c.Unsupported(absl::StrCat(shape.size() - 2, "-D ", what));
   return std::vector<int64_t>(shape.begin() + 2, shape.end());
 }
 
-absl::StatusOr<Window2d> ReadWindow(const NodeContext& c, const std::vector<int64_t>& in,
-                                    const std::vector<int64_t>& kernel, bool resolve_auto_pad) {
+absl::StatusOr<Window> ReadWindow(const NodeContext& c, const std::vector<int64_t>& in,
+                                  const std::vector<int64_t>& kernel, bool resolve_auto_pad) {
   const size_t n = in.size();
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> k,
                           c.Ints("kernel_shape", kernel.empty() ? std::vector<int64_t>() : kernel));
@@ -76,19 +90,10 @@ absl::StatusOr<Window2d> ReadWindow(const NodeContext& c, const std::vector<int6
       pads[i + n] = auto_pad == "SAME_UPPER" ? large : small;
     }
   }
-  Window2d w;
-  if (n == 1) {
-    w.kernel = {1, k[0]};
-    w.stride = {1, stride[0]};
-    w.dilation = {1, dilation[0]};
-    w.pad = {0, pads[0], 0, pads[1]};
-  } else {
-    w.kernel = k;
-    w.stride = stride;
-    w.dilation = dilation;
-    w.pad = pads;
-  }
-  return w;
+  return Window{.kernel = std::move(k),
+                .stride = std::move(stride),
+                .dilation = std::move(dilation),
+                .pad = std::move(pads)};
 }
 
 std::vector<int64_t> As2d(const std::vector<int64_t>& shape) {

@@ -162,8 +162,7 @@ Template MakeGpuInjectiveTemplate(std::string name, std::string op, std::string 
     p.args.push_back(stored);
     p.flops = iop.flops_per_element * static_cast<double>(nn::NumElements(shape));
     p.logical_inputs = iop.logical_inputs;
-    p.logical_outputs = {
-        {"out", iop.logical_output_shape.empty() ? shape : iop.logical_output_shape}};
+    p.logical_outputs = {injective::LogicalOutput(iop, shape)};
     p.prepare = iop.prepare;
     p.finish = iop.finish;
     if (tiling.vector) {

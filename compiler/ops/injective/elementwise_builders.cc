@@ -3,8 +3,10 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
+#include "compiler/ir/dl_type.h"
 #include "compiler/ops/injective/builders.h"
 #include "compiler/ops/injective/host_reshape.h"
+#include "compiler/ops/nn/elementwise.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/nn/unary.h"
 #include "compiler/support/status_macros.h"
@@ -17,8 +19,9 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
 }
 
-te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& name) {
-  return te::placeholder(nn::ShapeExprs(shape), ir::kFloat32, name);
+te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& name,
+                       ir::DataType dtype = ir::kFloat32) {
+  return te::placeholder(nn::ShapeExprs(shape), dtype, name);
 }
 
 }  // namespace
@@ -55,15 +58,19 @@ InjectiveBuilder BinaryBuilder(nn::BinaryOp kind) {
                                        " and 'b_shape' ", ShapeText(b_shape),
                                        " do not broadcast: ", out.status().message()));
     }
+    TESSEL_ASSIGN_OR_RETURN(const std::string dtype_text, reader.StringOr("dtype", "float32"));
+    const absl::StatusOr<ir::DataType> dtype = nn::BinaryElementType(kind, dtype_text);
+    if (!dtype.ok()) return reader.ErrorIn("dtype", dtype.status());
     const CollapsedViews views = CollapseBroadcast(*out, {a_shape, b_shape});
     InjectiveOp op;
-    te::Tensor a = Placeholder(views.operands[0], "a");
-    te::Tensor b = Placeholder(views.operands[1], "b");
+    te::Tensor a = Placeholder(views.operands[0], "a", *dtype);
+    te::Tensor b = Placeholder(views.operands[1], "b", *dtype);
     TESSEL_ASSIGN_OR_RETURN(op.output, nn::Binary(kind, a, b));
     op.inputs = {a, b};
     const nn::BinaryInputRanges ranges = nn::InputRanges(kind);
-    op.logical_inputs = {{"a", a_shape, {kDLFloat, 32, 1}, ranges.a_low, ranges.a_high},
-                         {"b", b_shape, {kDLFloat, 32, 1}, ranges.b_low, ranges.b_high}};
+    const DLDataType element = ir::ToDLType(*dtype);
+    op.logical_inputs = {{"a", a_shape, element, ranges.a_low, ranges.a_high},
+                         {"b", b_shape, element, ranges.b_low, ranges.b_high}};
     op.logical_output_shape = *out;
     op.prepare = ReshapeArrays(views.operands);
     op.finish = ReshapeArrays({*out});

@@ -1,6 +1,13 @@
 #include "compiler/ops/injective/injective_op.h"
 
+#include "compiler/ir/dl_type.h"
+
 namespace tessel::ops::injective {
+
+TensorSpec LogicalOutput(const InjectiveOp& op, const std::vector<int64_t>& shape) {
+  return TensorSpec{"out", op.logical_output_shape.empty() ? shape : op.logical_output_shape,
+                    ir::ToDLType(op.output.dtype())};
+}
 
 CollapsedViews CollapseBroadcast(const std::vector<int64_t>& out,
                                  const std::vector<std::vector<int64_t>>& operands) {

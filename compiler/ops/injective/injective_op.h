@@ -38,6 +38,10 @@ struct InjectiveOp {
   std::vector<te::Tensor> root_stages;
 };
 
+// The logical output of the operator whose program computes `shape`: the logical shape (or
+// `shape`), of the output's element type.
+TensorSpec LogicalOutput(const InjectiveOp& op, const std::vector<int64_t>& shape);
+
 // Reads and checks args (errors name `name`, the template reading them, and the key) and
 // builds the computes.
 using InjectiveBuilder =

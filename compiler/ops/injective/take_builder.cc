@@ -1,8 +1,10 @@
-// take as an injective compute: a gather of float32 rows by int32 indices (nn/take.h). Each
+// take as an injective compute: a gather of float32 rows by int32 or int64 indices (nn/take.h;
+// `indices_dtype`, int32 when absent). Each
 // output row of `inner` elements is a contiguous copy of one data row, so only that axis may be
 // fused (max_inner_axes 1). Flops: 0 (data movement).
 #include <absl/strings/str_cat.h>
 
+#include "compiler/ir/dl_type.h"
 #include "compiler/ops/injective/builders.h"
 #include "compiler/ops/injective/host_reshape.h"
 #include "compiler/ops/nn/shape.h"
@@ -23,6 +25,10 @@ absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& arg
         absl::StrCat("argument 'axis' must be below the rank ", rank, " of 'data_shape'"));
   }
   if (axis < 0) axis += rank;
+  TESSEL_ASSIGN_OR_RETURN(const std::string indices_dtype,
+                          reader.StringOr("indices_dtype", "int32"));
+  const absl::StatusOr<ir::DataType> index_type = nn::TakeIndexType(indices_dtype);
+  if (!index_type.ok()) return reader.ErrorIn("indices_dtype", index_type.status());
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> out_shape,
                           nn::TakeShape(data_shape, indices_shape, axis));
 
@@ -39,17 +45,14 @@ absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& arg
   };
   const std::vector<int64_t> data_view = view(n), indices_view = {m};
   te::Tensor data = te::placeholder(nn::ShapeExprs(data_view), ir::kFloat32, "data");
-  te::Tensor indices = te::placeholder(nn::ShapeExprs(indices_view), ir::kInt32, "indices");
+  te::Tensor indices = te::placeholder(nn::ShapeExprs(indices_view), *index_type, "indices");
   InjectiveOp op;
   op.inputs = {data, indices};
   TESSEL_ASSIGN_OR_RETURN(op.output, nn::Take(data, indices, outer > 1 ? 1 : 0));
   // Test draws cover negative and out-of-range indices, so every check exercises the clamp.
   op.logical_inputs = {{"data", data_shape},
-                       {"indices",
-                        indices_shape,
-                        {kDLInt, 32, 1},
-                        static_cast<double>(-n - 2),
-                        static_cast<double>(n + 2)}};
+                       {"indices", indices_shape, ir::ToDLType(*index_type),
+                        static_cast<double>(-n - 2), static_cast<double>(n + 2)}};
   op.logical_output_shape = out_shape;
   op.prepare = ReshapeArrays({data_view, indices_view});
   op.finish = ReshapeArrays({out_shape});

@@ -109,11 +109,27 @@ absl::StatusOr<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& 
   return out;
 }
 
+absl::StatusOr<ir::DataType> BinaryElementType(BinaryOp op, const std::string& dtype) {
+  absl::StatusOr<ir::DataType> t = ir::DataType::Parse(dtype);
+  if (!t.ok()) return t.status();
+  if (*t == ir::kFloat32) return t;
+  const bool arithmetic = op != BinaryOp::kDivide && op != BinaryOp::kPower;
+  if ((*t == ir::kFloat64 && op != BinaryOp::kPower) ||
+      ((*t == ir::kInt32 || *t == ir::kInt64) && arithmetic)) {
+    return t;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(BinaryOpName(op), " does not compute ", dtype, " elements"));
+}
+
 absl::StatusOr<te::Tensor> Binary(BinaryOp op, const te::Tensor& a, const te::Tensor& b) {
   const std::string name = BinaryOpName(op);
   if (a.dtype() != b.dtype()) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": operands of types ", a.dtype().ToString(), " and ", b.dtype().ToString()));
+  }
+  if (absl::Status s = BinaryElementType(op, a.dtype().ToString()).status(); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", s.message()));
   }
   absl::StatusOr<std::vector<int64_t>> sa = ConstShape(a, name);
   if (!sa.ok()) return sa.status();

@@ -28,7 +28,13 @@ const char* BinaryOpName(BinaryOp op);
 absl::StatusOr<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& a,
                                                     const std::vector<int64_t>& b);
 
-// a op b, broadcast. Both tensors have the same element type.
+// The element type of an operator's operands and result, from its `dtype` argument (the text of
+// ir::DataType::ToString; "float32" when absent): float32 for every operator; float64, int32 and
+// int64 (ONNX's other arithmetic types) for add, subtract, multiply, maximum and minimum, and
+// float64 for divide. An error names the type and the operator.
+absl::StatusOr<ir::DataType> BinaryElementType(BinaryOp op, const std::string& dtype);
+
+// a op b, broadcast. Both tensors have the same element type, one BinaryElementType allows.
 absl::StatusOr<te::Tensor> Binary(BinaryOp op, const te::Tensor& a, const te::Tensor& b);
 
 // Where an operator is worth testing: tests draw a from [a_low, a_high) and b likewise. A

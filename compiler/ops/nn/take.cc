@@ -22,10 +22,18 @@ absl::StatusOr<std::vector<int64_t>> TakeShape(const std::vector<int64_t>& data_
   return out;
 }
 
+absl::StatusOr<ir::DataType> TakeIndexType(const std::string& indices_dtype) {
+  if (indices_dtype == "int32") return ir::kInt32;
+  if (indices_dtype == "int64") return ir::kInt64;
+  return absl::InvalidArgumentError(
+      absl::StrCat("'", indices_dtype, "' is neither int32 nor int64"));
+}
+
 absl::StatusOr<te::Tensor> Take(const te::Tensor& data, const te::Tensor& indices, int64_t axis) {
-  if (indices.dtype() != ir::kInt32) {
+  const ir::DataType index_type = indices.dtype();
+  if (index_type != ir::kInt32 && index_type != ir::kInt64) {
     return absl::InvalidArgumentError(
-        absl::StrCat("take: indices ", indices.name(), " must be int32"));
+        absl::StrCat("take: indices ", indices.name(), " must be int32 or int64"));
   }
   absl::StatusOr<std::vector<int64_t>> d = ConstShape(data, "take");
   if (!d.ok()) return d.status();
@@ -40,9 +48,11 @@ absl::StatusOr<te::Tensor> Take(const te::Tensor& data, const te::Tensor& indice
       ShapeExprs(*out),
       [&](const std::vector<ir::Var>& i) {
         std::vector<ir::Expr> at(i.begin() + a, i.begin() + a + q);
+        auto index = [&](int64_t v) { return ir::IntImm(index_type, v); };
         ir::Expr k = indices(at);
-        k = ir::select(k < Dim(0), k + Dim(n), k);
-        k = ir::max(ir::min(k, Dim(n - 1)), Dim(0));
+        k = ir::select(k < index(0), k + index(n), k);
+        k = ir::max(ir::min(k, index(n - 1)), index(0));
+        if (index_type != ir::kInt32) k = ir::cast(ir::kInt32, k);
         std::vector<ir::Expr> idx(i.begin(), i.begin() + a);
         idx.push_back(k);
         idx.insert(idx.end(), i.begin() + a + q, i.end());

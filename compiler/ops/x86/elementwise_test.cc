@@ -1,6 +1,7 @@
 // The element-wise templates against libtorch: every operator of one input on several shapes (prime
 // extents, single elements, rank 1 to 5), every kind of broadcasting for the binary operators,
-// random configs, and argument errors naming the key.
+// random configs, the binary operators in float64, int32 and int64, and argument errors naming the
+// key.
 #include "compiler/ops/nn/elementwise.h"
 
 #include <gtest/gtest.h>
@@ -116,6 +117,25 @@ TEST(ElementwiseTest, BinaryRandomConfigs) {
   EXPECT_TRUE(s.ok()) << s;
 }
 
+// ONNX's other arithmetic types: each operator in each type it computes (nn::BinaryElementType).
+TEST(ElementwiseTest, BinaryInOtherElementTypes) {
+  for (nn::BinaryOp kind : nn::AllBinaryOps()) {
+    const std::string op = nn::BinaryOpName(kind);
+    for (const std::string dtype : {"float64", "int32", "int64"}) {
+      if (!nn::BinaryElementType(kind, dtype).ok()) continue;
+      const OpArgs args = {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}, {"dtype", dtype}};
+      absl::Status s = CheckFallback(Get(op + ".x86"), args);
+      EXPECT_TRUE(s.ok()) << op << " " << dtype << ": " << s;
+      s = CheckRandomConfigs(Get(op + ".x86"), args, 5);
+      EXPECT_TRUE(s.ok()) << op << " " << dtype << ": " << s;
+    }
+  }
+  EXPECT_FALSE(nn::BinaryElementType(nn::BinaryOp::kDivide, "int64").ok());
+  EXPECT_FALSE(nn::BinaryElementType(nn::BinaryOp::kPower, "float64").ok());
+  EXPECT_FALSE(nn::BinaryElementType(nn::BinaryOp::kAdd, "float16").ok());
+  EXPECT_TRUE(nn::BinaryElementType(nn::BinaryOp::kDivide, "float64").ok());
+}
+
 void ExpectError(const std::string& name, const OpArgs& args, const std::string& key) {
   absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, target::TargetFacts{});
   ASSERT_FALSE(space.ok()) << name << " " << args.dump();
@@ -137,6 +157,9 @@ TEST(ElementwiseTest, ArgumentErrors) {
   ExpectError("add.x86", {{"a_shape", {2, 3}}}, "b_shape");
   ExpectError("add.x86", {{"a_shape", {2, 3}}, {"b_shape", {4}}}, "a_shape");
   ExpectError("maximum.x86", {{"a_shape", {2, 3}}, {"b_shape", {2, 1, 2}}}, "b_shape");
+  ExpectError("add.x86", {{"a_shape", {2}}, {"b_shape", {2}}, {"dtype", "float16"}}, "dtype");
+  ExpectError("divide.x86", {{"a_shape", {2}}, {"b_shape", {2}}, {"dtype", "int32"}}, "dtype");
+  ExpectError("power.x86", {{"a_shape", {2}}, {"b_shape", {2}}, {"dtype", "int64"}}, "dtype");
 }
 
 }  // namespace

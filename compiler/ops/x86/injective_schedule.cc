@@ -233,8 +233,7 @@ Template MakeInjectiveTemplate(std::string name, std::string op, std::string sum
     p.args.push_back(iop.output);
     p.flops = iop.flops_per_element * static_cast<double>(nn::NumElements(shape));
     p.logical_inputs = iop.logical_inputs;
-    p.logical_outputs = {
-        {"out", iop.logical_output_shape.empty() ? shape : iop.logical_output_shape}};
+    p.logical_outputs = {injective::LogicalOutput(iop, shape)};
     p.prepare = iop.prepare;
     p.finish = iop.finish;
     return p;

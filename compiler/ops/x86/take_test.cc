@@ -35,6 +35,22 @@ TEST(TakeTest, Fallback) {
   }
 }
 
+// ONNX Gather's indices as exporters write them: int64.
+TEST(TakeTest, Int64Indices) {
+  for (OpArgs args : {Args({50, 7}, {3, 4}), Args({4, 10, 37}, {5}, -2)}) {
+    args["indices_dtype"] = "int64";
+    absl::Status s = CheckFallback(Take(), args);
+    EXPECT_TRUE(s.ok()) << args.dump() << ": " << s;
+    s = CheckRandomConfigs(Take(), args, 5);
+    EXPECT_TRUE(s.ok()) << args.dump() << ": " << s;
+  }
+  OpArgs bad = Args({5, 2}, {3});
+  bad["indices_dtype"] = "float32";
+  absl::Status s = CheckFallback(Take(), bad);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'indices_dtype': 'float32' is neither"), std::string::npos) << s;
+}
+
 TEST(TakeTest, RandomConfigs) {
   for (const OpArgs& args :
        {Args({50, 100}, {12}), Args({4, 10, 37}, {3, 2}, 1), Args({5, 64}, {33}, 1)}) {
