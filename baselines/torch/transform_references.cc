@@ -252,12 +252,9 @@ Outputs Take(const std::string& op, const ops::OpArgs& args, const std::vector<N
         absl::StrCat("argument 'axis' must be below the rank ", rank, " of 'data_shape'"));
   }
   if (axis < 0) axis += rank;
-  TESSEL_ASSIGN_OR_RETURN(const std::string indices_dtype,
-                          reader.StringOr("indices_dtype", "int32"));
-  const absl::StatusOr<ir::DataType> index_type = ops::nn::TakeIndexType(indices_dtype);
-  if (!index_type.ok()) return reader.ErrorIn("indices_dtype", index_type.status());
+  TESSEL_ASSIGN_OR_RETURN(const ir::DataType index_type, ops::nn::TakeIndexType(reader));
   TESSEL_RETURN_IF_ERROR(CheckInputs(
-      op, inputs, {{"data", data_shape}, {"indices", indices_shape, ir::ToDLType(*index_type)}}));
+      op, inputs, {{"data", data_shape}, {"indices", indices_shape, ir::ToDLType(index_type)}}));
   const int64_t n = data_shape[axis];
   at::Tensor k = ToTorch(inputs[1]).to(at::kLong).flatten();
   k = at::where(k < 0, k + n, k).clamp(0, n - 1);

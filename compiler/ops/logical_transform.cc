@@ -91,11 +91,9 @@ absl::StatusOr<LogicalSignature> Take(const std::string& op, const OpArgs& args)
     return r.Error(
         absl::StrCat("argument 'axis' must be below the rank ", rank, " of 'data_shape'"));
   }
-  TESSEL_ASSIGN_OR_RETURN(const std::string indices_dtype, r.StringOr("indices_dtype", "int32"));
-  const absl::StatusOr<ir::DataType> index_type = nn::TakeIndexType(indices_dtype);
-  if (!index_type.ok()) return r.ErrorIn("indices_dtype", index_type.status());
+  TESSEL_ASSIGN_OR_RETURN(const ir::DataType index_type, nn::TakeIndexType(r));
   te::Tensor data = Placeholder(data_shape, "data");
-  te::Tensor indices = Placeholder(indices_shape, "indices", *index_type);
+  te::Tensor indices = Placeholder(indices_shape, "indices", index_type);
   absl::StatusOr<te::Tensor> out = nn::Take(data, indices, axis);
   if (!out.ok()) return r.ErrorIn("axis", out.status());
   const int64_t n = data_shape[axis < 0 ? axis + rank : axis];

@@ -45,8 +45,7 @@ search::Config Fallback(const std::string& name, const search::ConfigSpace& spac
 absl::StatusOr<OpProgram> Instantiate(const std::string& name, const nn::ReduceOp& op,
                                       const search::Config& config, const OpArgs& args) {
   TESSEL_ASSIGN_OR_RETURN(const nn::ReduceArgs a, nn::ReadReduceArgs(ArgReader(name, args)));
-  std::vector<int64_t> view = {a.outer, a.k};
-  if (a.inner > 1) view.push_back(a.inner);
+  const std::vector<int64_t> view = a.view();
   te::Tensor x = te::placeholder(nn::ShapeExprs(view), ir::kFloat32, "x");
   const nn::ReduceTensors t = nn::ReduceRows(op, x);
   OpProgram prog;

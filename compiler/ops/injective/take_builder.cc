@@ -25,10 +25,7 @@ absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& arg
         absl::StrCat("argument 'axis' must be below the rank ", rank, " of 'data_shape'"));
   }
   if (axis < 0) axis += rank;
-  TESSEL_ASSIGN_OR_RETURN(const std::string indices_dtype,
-                          reader.StringOr("indices_dtype", "int32"));
-  const absl::StatusOr<ir::DataType> index_type = nn::TakeIndexType(indices_dtype);
-  if (!index_type.ok()) return reader.ErrorIn("indices_dtype", index_type.status());
+  TESSEL_ASSIGN_OR_RETURN(const ir::DataType index_type, nn::TakeIndexType(reader));
   TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> out_shape,
                           nn::TakeShape(data_shape, indices_shape, axis));
 
@@ -45,13 +42,13 @@ absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& arg
   };
   const std::vector<int64_t> data_view = view(n), indices_view = {m};
   te::Tensor data = te::placeholder(nn::ShapeExprs(data_view), ir::kFloat32, "data");
-  te::Tensor indices = te::placeholder(nn::ShapeExprs(indices_view), *index_type, "indices");
+  te::Tensor indices = te::placeholder(nn::ShapeExprs(indices_view), index_type, "indices");
   InjectiveOp op;
   op.inputs = {data, indices};
   TESSEL_ASSIGN_OR_RETURN(op.output, nn::Take(data, indices, outer > 1 ? 1 : 0));
   // Test draws cover negative and out-of-range indices, so every check exercises the clamp.
   op.logical_inputs = {{"data", data_shape},
-                       {"indices", indices_shape, ir::ToDLType(*index_type),
+                       {"indices", indices_shape, ir::ToDLType(index_type),
                         static_cast<double>(-n - 2), static_cast<double>(n + 2)}};
   op.logical_output_shape = out_shape;
   op.prepare = ReshapeArrays({data_view, indices_view});

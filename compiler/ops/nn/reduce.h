@@ -51,6 +51,11 @@ struct ReduceArgs {
   std::vector<int64_t> axes;  // normalized (>= 0), ascending
   std::vector<int64_t> out_shape;
   int64_t outer = 1, k = 1, inner = 1;
+  // The input as templates read it: [outer, k, inner], or [outer, k] when inner is 1.
+  std::vector<int64_t> view() const {
+    if (inner == 1) return {outer, k};
+    return {outer, k, inner};
+  }
 };
 absl::StatusOr<ReduceArgs> ReadReduceArgs(const ArgReader& r);
 

@@ -22,11 +22,13 @@ absl::StatusOr<std::vector<int64_t>> TakeShape(const std::vector<int64_t>& data_
   return out;
 }
 
-absl::StatusOr<ir::DataType> TakeIndexType(const std::string& indices_dtype) {
-  if (indices_dtype == "int32") return ir::kInt32;
-  if (indices_dtype == "int64") return ir::kInt64;
-  return absl::InvalidArgumentError(
-      absl::StrCat("'", indices_dtype, "' is neither int32 nor int64"));
+absl::StatusOr<ir::DataType> TakeIndexType(const ArgReader& reader) {
+  absl::StatusOr<std::string> text = reader.StringOr("indices_dtype", "int32");
+  if (!text.ok()) return text.status();
+  if (*text == "int32") return ir::kInt32;
+  if (*text == "int64") return ir::kInt64;
+  return reader.ErrorIn("indices_dtype", absl::InvalidArgumentError(absl::StrCat(
+                                             "'", *text, "' is neither int32 nor int64")));
 }
 
 absl::StatusOr<te::Tensor> Take(const te::Tensor& data, const te::Tensor& indices, int64_t axis) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/op_args.h"
 #include "compiler/te/tensor.h"
 
 // take: a gather along one axis by a tensor of int32 or int64 indices (an embedding lookup is take
@@ -17,9 +18,9 @@
 // reads the nearest end row. Generated code never reads out of bounds and never fails.
 namespace tessel::ops::nn {
 
-// The index type an operator's `indices_dtype` argument names: "int32" (the default) or "int64";
-// an error quotes any other text.
-absl::StatusOr<ir::DataType> TakeIndexType(const std::string& indices_dtype);
+// The index type the `indices_dtype` argument names: "int32" (the default) or "int64"; an error
+// names the key and quotes any other text.
+absl::StatusOr<ir::DataType> TakeIndexType(const ArgReader& reader);
 
 // The output shape; errors name the axis or an empty shape.
 absl::StatusOr<std::vector<int64_t>> TakeShape(const std::vector<int64_t>& data_shape,

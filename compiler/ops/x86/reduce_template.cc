@@ -102,8 +102,7 @@ absl::StatusOr<te::Tensor> InnerAxes(schedule::Schedule& s, const nn::ReduceOp& 
 absl::StatusOr<OpProgram> Instantiate(const std::string& name, const nn::ReduceOp& op,
                                       const search::Config& config, const OpArgs& args) {
   TESSEL_ASSIGN_OR_RETURN(const nn::ReduceArgs a, nn::ReadReduceArgs(ArgReader(name, args)));
-  std::vector<int64_t> view = {a.outer, a.k};
-  if (a.inner > 1) view.push_back(a.inner);
+  const std::vector<int64_t> view = a.view();
   te::Tensor x = te::placeholder(nn::ShapeExprs(view), ir::kFloat32, "x");
   OpProgram prog;
   TESSEL_ASSIGN_OR_RETURN(te::Tensor out, a.inner == 1
