@@ -10,6 +10,7 @@
 #include <span>
 
 #include "cli/conformance.h"
+#include "cli/export_command.h"
 #include "cli/experiment_command.h"
 #include "cli/flags.h"
 #include "cli/gemm_commands.h"
@@ -108,6 +109,10 @@ const std::vector<Command>& Commands() {
        "compile a model to a folder: `compile (MODEL.onnx | --workload NAME) --target T [--log L] "
        "-o DIR` (each task's tuned config from the logs, else its fallback)",
        [](Args args, std::ostream& out) { return CompileCommand(args, out); }},
+      {"export",
+       "a network written as PyTorch's exporter writes it: `export NETWORK -o FILE.onnx "
+       "[--batch N] [--seed S]` (then `compile FILE.onnx`, `bench model FILE.onnx`)",
+       [](Args args, std::ostream& out) { return ExportCommand(args, out); }},
       {"run",
        "run a compiled model: `run DIR --input NAME=FILE.npy ... [--output FILE.npy] [--bench]`",
        [](Args args, std::ostream& out) { return RunCommand(args, out); }},

@@ -204,6 +204,45 @@ TEST_F(ModelCommandsTest, BenchModelChecksAndTimesBothSides) {
   EXPECT_THAT(last, StartsWith("tessel/libtorch speedup = ")) << o.out;
 }
 
+// --- export ---
+
+TEST_F(ModelCommandsTest, ExportedFileCompilesRunsAndBenchesAgainstLibtorch) {
+  const fs::path file = TempPath("dqn.onnx");
+  Outcome o = RunTessel({"export", "dqn", "-o", file.string()});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("wrote " + file.string() + ": dqn, opset 17"));
+  EXPECT_THAT(o.out, HasSubstr("Gemm 2"));
+  o = RunTessel({"compile", file.string(), "-o", TempPath("dqn_model").string()});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("compiled "));
+  o = RunTessel({"bench", "model", file.string(), "--threads", "1", "--repeat", "5"});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err << o.out;
+  EXPECT_THAT(o.out, HasSubstr("network: dqn (Tessel's side from " + file.string() + ")"));
+  EXPECT_THAT(o.out, HasSubstr("outputs equal libtorch's"));
+  EXPECT_THAT(o.out, HasSubstr("tessel/libtorch speedup = "));
+}
+
+TEST_F(ModelCommandsTest, ExportUserErrorsNameTheProblem) {
+  const std::string file = TempPath("bad.onnx").string();
+  ExpectError({"export"}, "export takes one network name (resnet18");
+  ExpectError({"export", "alexnet", "-o", file}, "no network 'alexnet' to export");
+  ExpectError({"export", "dqn"}, "-o FILE.onnx is required");
+  ExpectError({"export", "dqn", "-o", file, "--batch", "0"}, "--batch must be >= 1, got 0");
+  ExpectError({"export", "dqn", "-o", file, "--seed", "-1"}, "--seed must be between");
+  ExpectError({"export", "dqn", "-o", "/proc/no/such/x.onnx"}, "/proc/no/such");
+  EXPECT_FALSE(fs::exists(file));
+
+  // bench model on files: another seed's weights, another batch, a file not of `tessel export`.
+  const std::string seeded = TempPath("dqn_seed3.onnx").string();
+  ASSERT_EQ(RunTessel({"export", "dqn", "-o", seeded, "--seed", "3"}).exit_code, kExitOk);
+  ExpectError({"bench", "model", seeded}, "holds the weights of seed 3");
+  const std::string plain = TempPath("dqn_plain.onnx").string();
+  ASSERT_EQ(RunTessel({"export", "dqn", "-o", plain}).exit_code, kExitOk);
+  ExpectError({"bench", "model", plain, "--batch", "2"}, "was exported for batch 1");
+  ExpectError({"bench", "model", (kConverted / "test_Conv2d_strided/model.onnx").string()},
+              "was not written by `tessel export`");
+}
+
 // --- conformance ---
 
 void WriteTensor(const fs::path& path, const runtime::NDArray& a) {

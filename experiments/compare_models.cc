@@ -10,6 +10,7 @@
 
 #include "baselines/torch/graph_reference.h"
 #include "baselines/torch/networks/torch_network.h"
+#include "compiler/graph/onnx/import.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
@@ -48,6 +49,7 @@ nlohmann::json VariantRequest(const std::string& network, const ModelVariant& va
                       {"side", variant.libtorch ? "libtorch" : "tessel"}};
   if (!variant.libtorch) {
     r["target"] = target.ToString();
+    if (!variant.onnx_file.empty()) r["onnx"] = variant.onnx_file;
     r["logs"] = o.logs;
     r["compile"] = {{"optimize_graph", variant.compile.optimize_graph},
                     {"fuse", variant.compile.fuse},
@@ -140,8 +142,14 @@ absl::StatusOr<ModelComparison> CompareModels(const std::string& network,
     reference = sides[static_cast<size_t>(torch - variants.begin())]->outputs();
   } else {
     result.reference = "the graph evaluated node by node by libtorch";
-    TESSEL_ASSIGN_OR_RETURN(graph::Graph g, workloads::networks::BuildNetwork(
-                                                network, {.batch = options.batch, .seed = 0}));
+    // The graph the first variant ran: its inputs are of that graph's types.
+    graph::Graph g;
+    if (!variants[0].onnx_file.empty()) {
+      TESSEL_ASSIGN_OR_RETURN(g, graph::onnx::ImportOnnxFile(variants[0].onnx_file));
+    } else {
+      TESSEL_ASSIGN_OR_RETURN(
+          g, workloads::networks::BuildNetwork(network, {.batch = options.batch, .seed = 0}));
+    }
     TESSEL_ASSIGN_OR_RETURN(reference, baselines::EvaluateReference(g, sides[0]->inputs()));
   }
   for (size_t v = 0; v < sides.size(); ++v) {

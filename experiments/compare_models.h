@@ -39,6 +39,9 @@ struct ModelVariant {
   std::string name;                     // as reported
   bool libtorch = false;                // true: the libtorch version; false: Tessel with `compile`
   driver::CompileOptions compile = {};  // Tessel's options (optimize_graph, fuse, ...)
+  // Tessel variants: the network imported from this ONNX file (`tessel export`'s, written from
+  // the same weights) instead of built by workloads/networks; empty: built.
+  std::string onnx_file = "";
 };
 
 struct CompareOptions {

@@ -10,6 +10,7 @@
 #include "baselines/torch/networks/torch_network.h"
 #include "compiler/driver/compile_model.h"
 #include "compiler/driver/compiled_model.h"
+#include "compiler/graph/onnx/import.h"
 #include "compiler/ops/template.h"
 #include "compiler/runtime/graph_executor.h"
 #include "compiler/runtime/npy.h"
@@ -50,8 +51,7 @@ absl::StatusOr<int64_t> IntField(const nlohmann::json& r, const std::string& fie
 }
 
 absl::Status UnknownSide(const std::string& kind, const std::string& side) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("kind '", kind, "' has no side '", side, "'"));
+  return absl::InvalidArgumentError(absl::StrCat("kind '", kind, "' has no side '", side, "'"));
 }
 
 // A Tessel network: compiled once, its executor kept with it.
@@ -68,8 +68,14 @@ absl::StatusOr<TimedSide> NetworkSide(const nlohmann::json& r, const std::string
   TESSEL_ASSIGN_OR_RETURN(const int64_t batch, IntField(r, "batch", 1));
   // Before compiling: the templates size their parallel loops from the pool (target::TargetFacts).
   runtime::ThreadPool::Global().SetNumThreads(threads);
-  TESSEL_ASSIGN_OR_RETURN(graph::Graph g, workloads::networks::BuildNetwork(
-                                              network, {.batch = batch, .seed = 0}));
+  graph::Graph g;
+  if (side == "tessel" && r.contains("onnx")) {
+    TESSEL_ASSIGN_OR_RETURN(const std::string path, StringField(r, "onnx"));
+    TESSEL_ASSIGN_OR_RETURN(g, graph::onnx::ImportOnnxFile(path));
+  } else {
+    TESSEL_ASSIGN_OR_RETURN(
+        g, workloads::networks::BuildNetwork(network, {.batch = batch, .seed = 0}));
+  }
   TimedSide out;
   TESSEL_ASSIGN_OR_RETURN(out.inputs, workloads::networks::NetworkInputs(network, g, /*seed=*/1));
   if (side == "libtorch") {
@@ -87,8 +93,9 @@ absl::StatusOr<TimedSide> NetworkSide(const nlohmann::json& r, const std::string
   const nlohmann::json logs = r.value("logs", nlohmann::json::array());
   if (!logs.is_array()) return Missing("logs");
   if (!logs.empty()) {
-    TESSEL_ASSIGN_OR_RETURN(search::ApplyHistoryBest log,
-                            search::ApplyHistoryBest::FromLogs(logs.get<std::vector<std::string>>()));
+    TESSEL_ASSIGN_OR_RETURN(
+        search::ApplyHistoryBest log,
+        search::ApplyHistoryBest::FromLogs(logs.get<std::vector<std::string>>()));
     net->log.emplace(std::move(log));
   }
   const nlohmann::json compile = r.value("compile", nlohmann::json::object());
@@ -176,8 +183,7 @@ absl::StatusOr<TimedSide> Conv2dSide(const nlohmann::json& r, const std::string&
   return out;
 }
 
-absl::StatusOr<TimedSide> GemmSide(const nlohmann::json& r, const std::string& side,
-                                   int threads) {
+absl::StatusOr<TimedSide> GemmSide(const nlohmann::json& r, const std::string& side, int threads) {
   TESSEL_ASSIGN_OR_RETURN(const int64_t m, IntField(r, "m", 1));
   TESSEL_ASSIGN_OR_RETURN(const int64_t n, IntField(r, "n", 1));
   TESSEL_ASSIGN_OR_RETURN(const int64_t k, IntField(r, "k", 1));

@@ -149,6 +149,11 @@ absl::StatusOr<std::vector<runtime::NDArray>> NetworkInputs(const std::string& n
       std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>((*e)->input_low),
                                                   static_cast<int32_t>((*e)->input_high) - 1);
       for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int32_t>()[i] = draw(rng);
+    } else if (t.dtype.code == kDLInt && t.dtype.bits == 64) {
+      // The same draws as int32: a model exported with int64 token ids reads the same ids.
+      std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>((*e)->input_low),
+                                                  static_cast<int32_t>((*e)->input_high) - 1);
+      for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int64_t>()[i] = draw(rng);
     } else if (t.dtype.code == kDLFloat && t.dtype.bits == 32) {
       std::uniform_real_distribution<float> draw(static_cast<float>((*e)->input_low),
                                                  static_cast<float>((*e)->input_high));

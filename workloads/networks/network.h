@@ -54,7 +54,8 @@ std::vector<std::string> FusionWorkloadNames();
 absl::StatusOr<graph::Graph> BuildNetwork(const std::string& name, const NetworkOptions& options);
 
 // Seeded inputs for a graph BuildNetwork made for `name`, drawn uniformly from the range the
-// network expects: images and z in [-1, 1), frames in [0, 1), token ids in [0, 10000).
+// network expects: images and z in [-1, 1), frames in [0, 1), token ids in [0, 10000) (int32, or
+// int64 for a graph imported from the exported model, workloads/exported: the same ids).
 absl::StatusOr<std::vector<runtime::NDArray>> NetworkInputs(const std::string& name,
                                                             const graph::Graph& g, uint32_t seed);
 

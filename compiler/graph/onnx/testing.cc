@@ -13,91 +13,25 @@ namespace tessel::graph::onnx::testing {
 
 using runtime::NDArray;
 
-::onnx::ModelProto NewModel(int opset) {
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.set_producer_name("tessel-test");
-  auto* op = m.add_opset_import();
-  op->set_domain("");
-  op->set_version(opset);
-  m.mutable_graph()->set_name("test");
-  return m;
-}
+::onnx::ModelProto NewModel(int opset) { return onnx::NewModel(opset, "tessel-test", "test"); }
 
 void AddInput(::onnx::ModelProto& m, const std::string& name, const std::vector<int64_t>& dims,
               int elem_type) {
-  auto* in = m.mutable_graph()->add_input();
-  in->set_name(name);
-  auto* t = in->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(elem_type);
-  auto* shape = t->mutable_shape();
-  for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+  AddValueInfo(*m.mutable_graph()->mutable_input(), name, dims, elem_type);
 }
 
 void AddOutput(::onnx::ModelProto& m, const std::string& name, int rank, int elem_type) {
-  auto* out = m.mutable_graph()->add_output();
-  out->set_name(name);
-  auto* t = out->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(elem_type);
-  auto* shape = t->mutable_shape();
-  for (int d = 0; d < rank; ++d) shape->add_dim();
-}
-
-::onnx::TensorProto ToProto(const NDArray& a, const std::string& name) {
-  ::onnx::TensorProto t;
-  t.set_name(name);
-  for (int64_t d : a.shape()) t.add_dims(d);
-  const DLDataType dt = a.dtype();
-  if (dt.code == kDLFloat && dt.bits == 32) t.set_data_type(::onnx::TensorProto::FLOAT);
-  if (dt.code == kDLFloat && dt.bits == 64) t.set_data_type(::onnx::TensorProto::DOUBLE);
-  if (dt.code == kDLInt && dt.bits == 64) t.set_data_type(::onnx::TensorProto::INT64);
-  if (dt.code == kDLInt && dt.bits == 32) t.set_data_type(::onnx::TensorProto::INT32);
-  if (dt.code == kDLUInt && dt.bits == 8) t.set_data_type(::onnx::TensorProto::UINT8);
-  if (dt.code == runtime::kDLBool) t.set_data_type(::onnx::TensorProto::BOOL);
-  t.set_raw_data(std::string(a.data<char>(), static_cast<size_t>(a.NumBytes())));
-  return t;
+  AddValueInfoOfRank(*m.mutable_graph()->mutable_output(), name, rank, elem_type);
 }
 
 void AddInitializer(::onnx::ModelProto& m, const std::string& name, const NDArray& data) {
-  *m.mutable_graph()->add_initializer() = ToProto(data, name);
+  *m.mutable_graph()->add_initializer() = TensorToProto(data, name);
 }
 
 ::onnx::NodeProto& AddNode(::onnx::ModelProto& m, const std::string& op_type,
                            const std::vector<std::string>& inputs,
                            const std::vector<std::string>& outputs, const std::string& name) {
-  auto* n = m.mutable_graph()->add_node();
-  n->set_op_type(op_type);
-  n->set_name(name);
-  for (const std::string& in : inputs) n->add_input(in);
-  for (const std::string& out : outputs) n->add_output(out);
-  return *n;
-}
-
-namespace {
-::onnx::AttributeProto& NewAttr(::onnx::NodeProto& n, const std::string& name,
-                                ::onnx::AttributeProto::AttributeType type) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(type);
-  return *a;
-}
-}  // namespace
-
-void SetAttr(::onnx::NodeProto& n, const std::string& name, int64_t v) {
-  NewAttr(n, name, ::onnx::AttributeProto::INT).set_i(v);
-}
-void SetAttr(::onnx::NodeProto& n, const std::string& name, float v) {
-  NewAttr(n, name, ::onnx::AttributeProto::FLOAT).set_f(v);
-}
-void SetAttr(::onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  NewAttr(n, name, ::onnx::AttributeProto::STRING).set_s(v);
-}
-void SetAttr(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto& a = NewAttr(n, name, ::onnx::AttributeProto::INTS);
-  for (int64_t x : v) a.add_ints(x);
-}
-void SetAttr(::onnx::NodeProto& n, const std::string& name, const NDArray& v) {
-  *NewAttr(n, name, ::onnx::AttributeProto::TENSOR).mutable_t() = ToProto(v);
+  return onnx::AddNode(*m.mutable_graph(), op_type, inputs, outputs, name);
 }
 
 absl::StatusOr<Graph> Import(const ::onnx::ModelProto& m, const ImportOptions& options) {

@@ -9,6 +9,7 @@
 
 #include "compiler/graph/graph.h"
 #include "compiler/graph/onnx/import.h"
+#include "compiler/graph/onnx/proto_builder.h"
 #include "compiler/runtime/ndarray.h"
 
 // Helpers for the frontend's tests: ONNX models built with the protobuf API, and float arrays.
@@ -27,14 +28,7 @@ void AddInitializer(::onnx::ModelProto& m, const std::string& name, const runtim
                            const std::vector<std::string>& inputs,
                            const std::vector<std::string>& outputs, const std::string& name = "");
 
-void SetAttr(::onnx::NodeProto& n, const std::string& name, int64_t v);
-void SetAttr(::onnx::NodeProto& n, const std::string& name, float v);
-void SetAttr(::onnx::NodeProto& n, const std::string& name, const std::string& v);
-void SetAttr(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
-void SetAttr(::onnx::NodeProto& n, const std::string& name, const runtime::NDArray& v);
-
-// A TensorProto of the array (raw_data).
-::onnx::TensorProto ToProto(const runtime::NDArray& a, const std::string& name = "");
+using onnx::SetAttr;  // proto_builder.h's
 
 absl::StatusOr<Graph> Import(const ::onnx::ModelProto& m, const ImportOptions& options = {});
 
