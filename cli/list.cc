@@ -15,6 +15,7 @@
 #include "costmodels/cost_model.h"
 #include "search/explorers/explorer.h"
 #include "workloads/network_ops.h"
+#include "workloads/networks/network.h"
 
 namespace tessel::cli {
 
@@ -60,6 +61,12 @@ std::string RegistryListing() {
                   "workloads: table2 (the paper's Table 2: C1-C12, D1-D9); operator "
                   "shapes of ",
                   absl::StrJoin(workloads::NetworkNames(), ", "), "\n");
+  absl::StrAppend(&listing, "networks: ", absl::StrJoin(workloads::networks::NetworkNames(), ", "),
+                  "; beyond the paper's: ",
+                  absl::StrJoin(workloads::networks::ModernNetworkNames(), ", "),
+                  "; Fig. 4's fusion workloads: ",
+                  absl::StrJoin(workloads::networks::FusionWorkloadNames(), ", "),
+                  " (--workload; `tessel export` writes the networks as ONNX)\n");
   return listing;
 }
 

@@ -62,6 +62,7 @@ nlohmann::json VariantRequest(const std::string& network, const ModelVariant& va
 // version and a variant asks for one.
 absl::Status CheckNetwork(const std::string& network, const std::vector<ModelVariant>& variants) {
   std::vector<std::string> known = workloads::networks::NetworkNames();
+  for (const std::string& w : workloads::networks::ModernNetworkNames()) known.push_back(w);
   for (const std::string& w : workloads::networks::FusionWorkloadNames()) known.push_back(w);
   if (std::find(known.begin(), known.end(), network) == known.end()) {
     return absl::NotFoundError(

@@ -14,6 +14,9 @@ KnownNames RegisteredNames() {
   known.explorers = search::ExplorerNames();
   for (const ops::Template* t : ops::AllTemplates()) known.templates.push_back(t->name);
   known.networks = workloads::networks::NetworkNames();
+  for (const std::string& name : workloads::networks::ModernNetworkNames()) {
+    known.networks.push_back(name);
+  }
   for (const std::string& name : workloads::networks::FusionWorkloadNames()) {
     known.networks.push_back(name);
   }

@@ -20,7 +20,7 @@ constexpr char kSeedKey[] = "tessel.seed";
 
 // torch's input_names and output_names of each network exported node by node.
 absl::StatusOr<internal::GraphExportStyle> StyleOf(const std::string& name) {
-  if (name == "resnet18" || name == "mobilenet_v1") {
+  if (name == "resnet18" || name == "mobilenet_v1" || name == "mobilenet_v2") {
     return internal::GraphExportStyle{.input_names = {"image"}, .output_names = {"logits"}};
   }
   if (name == "dqn") {
@@ -35,7 +35,11 @@ absl::StatusOr<internal::GraphExportStyle> StyleOf(const std::string& name) {
 
 }  // namespace
 
-std::vector<std::string> ExportedNetworkNames() { return networks::NetworkNames(); }
+std::vector<std::string> ExportedNetworkNames() {
+  std::vector<std::string> names = networks::NetworkNames();
+  for (const std::string& name : networks::ModernNetworkNames()) names.push_back(name);
+  return names;
+}
 
 absl::StatusOr<::onnx::ModelProto> ExportNetwork(const std::string& name,
                                                  const networks::NetworkOptions& options) {

@@ -10,6 +10,7 @@ namespace tessel::workloads::networks::internal {
 
 absl::StatusOr<graph::Graph> BuildResnet18(const NetworkOptions& options);
 absl::StatusOr<graph::Graph> BuildMobilenetV1(const NetworkOptions& options);
+absl::StatusOr<graph::Graph> BuildMobilenetV2(const NetworkOptions& options);
 absl::StatusOr<graph::Graph> BuildDqn(const NetworkOptions& options);
 absl::StatusOr<graph::Graph> BuildDcgan(const NetworkOptions& options);
 absl::StatusOr<graph::Graph> BuildLstmLm(const NetworkOptions& options);

@@ -14,12 +14,14 @@
 namespace tessel::workloads::networks {
 namespace {
 
+enum class Group { kPaper, kModern, kFusion };
+
 struct Entry {
   NetworkInfo info;
   std::function<absl::StatusOr<graph::Graph>(const NetworkOptions&)> build;
   double input_low, input_high;  // the inputs' range (token ids: [0, vocabulary))
   bool batch_norm = false;       // whose statistics CalibrateBatchNorm sets
-  bool fusion_workload = false;  // Fig. 4's, not one of the five networks
+  Group group = Group::kPaper;
 };
 
 const std::vector<Entry>& Table() {
@@ -45,30 +47,36 @@ const std::vector<Entry>& Table() {
        internal::BuildLstmLm,
        0,
        static_cast<double>(internal::kLstmVocabulary)},
+      {{"mobilenet_v2", "torchvision's MobileNet v2 1.0 (relu6), 224x224 image -> 1000 logits"},
+       internal::BuildMobilenetV2,
+       -1,
+       1,
+       true,
+       Group::kModern},
       {{"conv_bn_relu", "Fig. 4: 1x1 conv 128 -> 256 at 28x28, batch_norm, relu"},
        internal::BuildConvBnRelu,
        -1,
        1,
        true,
-       true},
+       Group::kFusion},
       {{"depthwise_bn_relu", "Fig. 4: 3x3 depthwise conv at 512x14x14, batch_norm, relu"},
        internal::BuildDepthwiseBnRelu,
        -1,
        1,
        true,
-       true},
+       Group::kFusion},
       {{"rnn_cell", "Fig. 4: an RNN cell (tanh, hidden 128) from dense, add and tanh"},
        internal::BuildRnnCell,
        -1,
        1,
        false,
-       true},
+       Group::kFusion},
       {{"lstm_cell", "Fig. 4: an LSTM cell (hidden 128) from dense, take and element-wise ops"},
        internal::BuildLstmCell,
        -1,
        1,
        false,
-       true},
+       Group::kFusion},
   };
   return *table;
 }
@@ -79,29 +87,32 @@ absl::StatusOr<const Entry*> Find(const std::string& name) {
   }
   return absl::NotFoundError(absl::StrCat(
       "unknown network '", name, "'; the networks are ", absl::StrJoin(NetworkNames(), ", "),
-      "; the fusion workloads ", absl::StrJoin(FusionWorkloadNames(), ", ")));
+      "; beyond the paper's ", absl::StrJoin(ModernNetworkNames(), ", "), "; the fusion workloads ",
+      absl::StrJoin(FusionWorkloadNames(), ", ")));
 }
 
-std::vector<NetworkInfo> InfosOf(bool fusion_workloads) {
+std::vector<NetworkInfo> InfosOf(Group group) {
   std::vector<NetworkInfo> out;
   for (const Entry& e : Table()) {
-    if (e.fusion_workload == fusion_workloads) out.push_back(e.info);
+    if (e.group == group) out.push_back(e.info);
   }
   return out;
 }
 
-std::vector<std::string> NamesOf(bool fusion_workloads) {
+std::vector<std::string> NamesOf(Group group) {
   std::vector<std::string> out;
-  for (const NetworkInfo& info : InfosOf(fusion_workloads)) out.push_back(info.name);
+  for (const NetworkInfo& info : InfosOf(group)) out.push_back(info.name);
   return out;
 }
 
 }  // namespace
 
-std::vector<NetworkInfo> Networks() { return InfosOf(false); }
-std::vector<std::string> NetworkNames() { return NamesOf(false); }
-std::vector<NetworkInfo> FusionWorkloads() { return InfosOf(true); }
-std::vector<std::string> FusionWorkloadNames() { return NamesOf(true); }
+std::vector<NetworkInfo> Networks() { return InfosOf(Group::kPaper); }
+std::vector<std::string> NetworkNames() { return NamesOf(Group::kPaper); }
+std::vector<NetworkInfo> ModernNetworks() { return InfosOf(Group::kModern); }
+std::vector<std::string> ModernNetworkNames() { return NamesOf(Group::kModern); }
+std::vector<NetworkInfo> FusionWorkloads() { return InfosOf(Group::kFusion); }
+std::vector<std::string> FusionWorkloadNames() { return NamesOf(Group::kFusion); }
 
 absl::StatusOr<graph::Graph> BuildNetwork(const std::string& name, const NetworkOptions& options) {
   absl::StatusOr<const Entry*> e = Find(name);

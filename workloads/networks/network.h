@@ -22,6 +22,10 @@
 // sequence b.) Weight constants carry torch's parameter names, so baselines/torch/networks can
 // load the same values.
 //
+// Beyond the paper's five, networks users bring today (ModernNetworks; with libtorch modules,
+// and exported as PyTorch writes them by workloads/exported):
+//   mobilenet_v2  image float32[N, 3, 224, 224]  -> logits float32[N, 1000]
+//
 // BuildNetwork and NetworkInputs also make the four small workloads of the paper's Fig. 4
 // (operator fusion on and off), which are not in Networks() and have no libtorch module:
 //   conv_bn_relu       data float32[N, 128, 28, 28]  -> float32[N, 256, 28, 28]
@@ -44,6 +48,10 @@ struct NetworkInfo {
 // The five end-to-end networks, in the order above.
 std::vector<NetworkInfo> Networks();
 std::vector<std::string> NetworkNames();
+
+// The networks beyond the paper's, in the order above.
+std::vector<NetworkInfo> ModernNetworks();
+std::vector<std::string> ModernNetworkNames();
 
 // Fig. 4's fusion workloads, in the order above.
 std::vector<NetworkInfo> FusionWorkloads();

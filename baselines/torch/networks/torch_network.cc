@@ -33,6 +33,7 @@ const std::map<std::string, std::function<std::shared_ptr<NetworkModule>()>>& Fa
           {"dqn", internal::MakeDqnModule},
           {"dcgan", internal::MakeDcganModule},
           {"lstm_lm", internal::MakeLstmLmModule},
+          {"mobilenet_v2", internal::MakeMobilenetV2Module},
       };
   return *factories;
 }
@@ -138,7 +139,7 @@ absl::StatusOr<TorchNetwork> MakeTorchNetwork(const std::string& name, const gra
 }
 
 std::vector<std::string> TorchNetworkNames() {
-  return {"resnet18", "mobilenet_v1", "dqn", "dcgan", "lstm_lm"};
+  return {"resnet18", "mobilenet_v1", "dqn", "dcgan", "lstm_lm", "mobilenet_v2"};
 }
 
 absl::Status SetTorchThreads(int n) {
