@@ -1,5 +1,5 @@
-// Broadcasting elementwise operators, data movement, layout_transform, the operator list against
-// OPERATORS.md, and the errors of bad arguments and inputs.
+// Broadcasting elementwise operators, data movement, layout_transform, cast, the operator list
+// against OPERATORS.md, and the errors of bad arguments and inputs.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -16,6 +16,7 @@ namespace {
 using runtime::NDArray;
 using testing::Array;
 using testing::ExpectValuesNear;
+using testing::kF32;
 using testing::Random;
 using testing::RandomBits;
 using testing::RunOne;
@@ -151,6 +152,26 @@ TEST(TorchReferenceTransformTest, TakeWrapsNegativeIndicesAndClampsTheRest) {
                    {5, 1}, {t[1], t[3], t[5], t[7], t[9]}, 0);
 }
 
+// cast: float32 to int32 truncates toward zero, int64 to int32 keeps the low 32 bits, int64 to
+// float32 rounds to nearest (even); the result has the `to` type.
+TEST(TorchReferenceTransformTest, CastTruncatesWrapsAndRounds) {
+  const NDArray f = RunOne("cast", {{"shape", {4}}, {"from", "float32"}, {"to", "int32"}},
+                           {Array({4}, {2.7f, -2.7f, 0.5f, -99.9f})});
+  ASSERT_TRUE(runtime::SameDLType(f.dtype(), DLDataType{kDLInt, 32, 1}));
+  EXPECT_EQ(std::vector<int32_t>(f.data<int32_t>(), f.data<int32_t>() + 4),
+            (std::vector<int32_t>{2, -2, 0, -99}));
+  NDArray wide = NDArray::Empty({3}, DLDataType{kDLInt, 64, 1});
+  const int64_t v[] = {(int64_t{1} << 32) + 5, -(int64_t{1} << 32) - 1, (int64_t{1} << 24) + 1};
+  std::copy(std::begin(v), std::end(v), wide.data<int64_t>());
+  const NDArray i = RunOne("cast", {{"shape", {3}}, {"from", "int64"}, {"to", "int32"}}, {wide});
+  ASSERT_TRUE(runtime::SameDLType(i.dtype(), DLDataType{kDLInt, 32, 1}));
+  EXPECT_EQ(std::vector<int32_t>(i.data<int32_t>(), i.data<int32_t>() + 3),
+            (std::vector<int32_t>{5, -1, (1 << 24) + 1}));
+  const NDArray r = RunOne("cast", {{"shape", {3}}, {"from", "int64"}, {"to", "float32"}}, {wide});
+  ASSERT_TRUE(runtime::SameDLType(r.dtype(), kF32));
+  EXPECT_EQ(r.data<float>()[2], 16777216.0f);
+}
+
 // The operator names of OPERATORS.md's table (its first column, in backquotes).
 std::set<std::string> DocumentedOperators() {
   std::ifstream file("compiler/ops/OPERATORS.md");
@@ -170,7 +191,7 @@ std::set<std::string> DocumentedOperators() {
 
 TEST(TorchReferenceTransformTest, EveryDocumentedOperatorHasAReference) {
   const std::set<std::string> documented = DocumentedOperators();
-  EXPECT_EQ(documented.size(), 63u);  // the table as written; a new row needs a reference
+  EXPECT_EQ(documented.size(), 64u);  // the table as written; a new row needs a reference
   const std::vector<std::string> listed = TorchReferenceOps();
   EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()), documented);
 }
@@ -261,6 +282,11 @@ TEST(TorchReferenceTransformTest, BadArgumentsAndInputsAreErrorsNamingThem) {
               {"'axis'"});
   ExpectError("take", take, {Random({5, 2}, 1), Random({3}, 2)},
               {"input 1 (indices)", "int32", "float32"});
+  const ops::OpArgs cast = {{"shape", {3}}, {"from", "int32"}, {"to", "float64"}};
+  ExpectError("cast", {{"shape", {3}}, {"from", "int16"}, {"to", "float64"}}, {},
+              {"cast", "'from'", "int16"});
+  ExpectError("cast", {{"shape", {3}}, {"from", "int32"}}, {}, {"'to'"});
+  ExpectError("cast", cast, {Random({3}, 3)}, {"input 0 (x)", "int32", "float32"});
 
   const ops::OpArgs bits = {{"m", 1}, {"n", 2}, {"k", 3}, {"unipolar", false}, {"weight_bits", 2}};
   ExpectError("bitserial_dense", bits, {}, {"'weight_bits'"});

@@ -1,5 +1,5 @@
 // Broadcasting elementwise operators and the data movement operators: concatenate, reshape,
-// flatten, transpose, pad, layout_transform, take.
+// flatten, transpose, pad, layout_transform, take; and cast.
 #include <ATen/ATen.h>
 #include <absl/strings/str_cat.h>
 
@@ -12,6 +12,7 @@
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
 #include "compiler/ir/dl_type.h"
+#include "compiler/ops/nn/cast.h"
 #include "compiler/ops/nn/take.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/check.h"
@@ -265,6 +266,21 @@ Outputs Take(const std::string& op, const ops::OpArgs& args, const std::vector<N
       FromTorch(ToTorch(inputs[0]).index_select(axis, k).reshape(out_shape))};
 }
 
+// torch's conversion: floats to integers truncate toward zero, int64 to int32 keeps the low bits,
+// to a float rounds to nearest (OPERATORS.md).
+Outputs Cast(const std::string& op, const ops::OpArgs& args, const std::vector<NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const std::vector<int64_t> shape, reader.Ints("shape", -1));
+  TESSEL_ASSIGN_OR_RETURN(const ir::DataType from, ops::nn::CastElementType(reader, "from"));
+  TESSEL_ASSIGN_OR_RETURN(const ir::DataType to, ops::nn::CastElementType(reader, "to"));
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape, ir::ToDLType(from)}}));
+  const at::ScalarType type = to == ir::kFloat32   ? at::kFloat
+                              : to == ir::kFloat64 ? at::kDouble
+                              : to == ir::kInt32   ? at::kInt
+                                                   : at::kLong;
+  return std::vector<NDArray>{FromTorch(ToTorch(inputs[0]).to(type).contiguous())};
+}
+
 }  // namespace
 
 std::vector<ReferenceEntry> TransformReferences() {
@@ -281,7 +297,8 @@ std::vector<ReferenceEntry> TransformReferences() {
           {"transpose", Transpose},
           {"pad", Pad},
           {"layout_transform", LayoutTransform},
-          {"take", Take}};
+          {"take", Take},
+          {"cast", Cast}};
 }
 
 }  // namespace tessel::baselines::internal

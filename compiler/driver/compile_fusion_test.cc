@@ -1,7 +1,8 @@
 // Fused groups compiled as one kernel (kernel_groups.h, fused_tail.h) on small graphs, against
 // the libtorch evaluation of the same graph node by node: every tail operator with broadcast
 // inputs, a blocked (NCHWc) and a logical (dense) master, the channel-strided rule, a group
-// split where a tail cannot go on, and a tuning log's config applied to a fused kernel.
+// split where a tail cannot go on, casts beside fused groups, and a tuning log's config applied
+// to a fused kernel.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include "compiler/driver/compile_model.h"
 #include "compiler/driver/test_graphs.h"
 #include "compiler/graph/builder.h"
+#include "compiler/graph/passes/fuse_ops.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/target/host_target.h"
 #include "search/records/log.h"
@@ -166,6 +168,48 @@ TEST(CompileFusionTest, AGroupSplitsWhereTheTailCannotGoOn) {
   const CompiledModel off = CompileAndCheck(t, {.fuse = false, .alter_layout = false});
   EXPECT_EQ(off.steps.size(), 4u);
   EXPECT_EQ(off.NumFusedSteps(), 0);
+}
+
+// cast is injective, never a tail node: an int32 bias cast to float32 runs before the conv's
+// kernel, which takes its output as a tail input; a cast of the conv group's output runs after
+// it; an add whose only reader is a cast joins the cast's group, which has no master and runs
+// node by node. All compute what libtorch does.
+TEST(CompileFusionTest, CastsNextToAConvAndAnAdd) {
+  Builder b;
+  ValueId x = b.Input("x", {{1, 16, 8, 8}});
+  ValueId ids = b.Input("ids", {{16, 1, 1}, DLDataType{kDLInt, 32, 1}});
+  ValueId p = b.Input("p", {{2, 9}});
+  ValueId q = b.Input("q", {{9}});
+  ValueId bias = b.Op("cast", {ids}, {{"to", "float32"}}, "bias_float");
+  ValueId y = b.Op("conv2d", {x, b.Constant("w", Random({16, 16, 3, 3}, 5, -0.2, 0.2))},
+                   {{"pad", {1, 1, 1, 1}}}, "conv");
+  y = b.Op("add", {y, bias}, {}, "bias_add");
+  y = b.Op("relu", {y}, {}, "relu");
+  b.Output(b.Op("cast", {y}, {{"to", "float64"}}, "to_double"));
+  ValueId s = b.Op("add", {p, q}, {}, "sum");
+  b.Output(b.Op("cast", {s}, {{"to", "int32"}}, "truncate"));
+  const TestGraph t =
+      Finish(b, {Random({1, 16, 8, 8}, 6), RandomArray({16, 1, 1}, {kDLInt, 32, 1}, -3, 3, 7),
+                 Random({2, 9}, 8, -50, 50), Random({9}, 9, -50, 50)});
+  const CompiledModel m = CompileAndCheck(t);
+  EXPECT_THAT(StepNodes(m),
+              ::testing::UnorderedElementsAre(std::vector<std::string>{"bias_float"},
+                                              std::vector<std::string>{"conv", "bias_add", "relu"},
+                                              std::vector<std::string>{"to_double"},
+                                              std::vector<std::string>{"sum"},
+                                              std::vector<std::string>{"truncate"}));
+  for (const CompiledKernel& k : m.kernels) {
+    EXPECT_EQ(k.tail.find("cast"), std::string::npos) << k.tail;
+  }
+  const graph::passes::FusionPlan plan = *graph::passes::FuseOps(t.graph);
+  int sum = -1, truncate = -1;
+  for (size_t n = 0; n < t.graph.nodes.size(); ++n) {
+    if (t.graph.nodes[n].name == "sum") sum = static_cast<int>(n);
+    if (t.graph.nodes[n].name == "truncate") truncate = static_cast<int>(n);
+  }
+  ASSERT_GE(sum, 0);
+  ASSERT_GE(truncate, 0);
+  EXPECT_EQ(plan.group_of[static_cast<size_t>(sum)], plan.group_of[static_cast<size_t>(truncate)]);
 }
 
 // Groups with the same master task and tail share a kernel; a different tail is another kernel

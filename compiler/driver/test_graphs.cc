@@ -153,6 +153,16 @@ absl::StatusOr<TestGraph> ElementwiseAndShapeGraph() {
   b.Output(b.Op("lrn", {x4}, {{"size", 5}, {"alpha", 0.5}, {"beta", 0.75}, {"bias", 2.0}}));
   b.Output(b.Op("conv2d_transpose", {x4, b.Constant("wt", d.Next({32, 8, 3, 3}, -0.2, 0.2))},
                 {{"stride", {2, 2}}, {"pad", {1, 1, 1, 1}}, {"output_padding", {1, 1}}}, "deconv"));
+  // cast: computed floats in [-101, 101) truncated to int32 and widened to float64; int32 ids to
+  // int64, and to float32 into an add (the cast fuses into the add's group). Drawn last, so the
+  // values above stay as they were.
+  ValueId ids = b.Input("ids", {{3, 1, 5}, kInt32});
+  in.push_back(d.Next({3, 1, 5}, -1000, 1000, kInt32));
+  ValueId wide = b.Op("multiply", {a, b.Constant("hundred", d.Next({1}, 100, 101))});
+  b.Output(b.Op("cast", {wide}, {{"to", "int32"}}, "truncate"));
+  b.Output(b.Op("cast", {sum}, {{"to", "float64"}}, "widen"));
+  b.Output(b.Op("cast", {ids}, {{"to", "int64"}}, "ids_int64"));
+  b.Output(b.Op("add", {b.Op("cast", {ids}, {{"to", "float32"}}, "ids_float"), a}, {}, "ids_sum"));
   return Finish(b, std::move(in));
 }
 

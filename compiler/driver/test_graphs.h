@@ -29,7 +29,8 @@ runtime::NDArray RandomArray(const std::vector<int64_t>& shape, DLDataType dtype
 absl::StatusOr<TestGraph> ConvolutionGraph();
 
 // Element-wise operators with broadcasting, the shape operators (reshape, transpose, pad,
-// layout_transform), matmul, batch_matmul and conv2d_transpose.
+// layout_transform), matmul, batch_matmul, conv2d_transpose, and casts between float32,
+// float64, int32 and int64 (an int32 input among the inputs).
 absl::StatusOr<TestGraph> ElementwiseAndShapeGraph();
 
 // An embedding lookup (take), two lstm_cells sharing their weights (one constant feeding two

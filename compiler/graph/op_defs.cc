@@ -173,6 +173,23 @@ absl::StatusOr<json> TakeArgs(const Types& in, const json& attrs) {
   return Merge("take", attrs, {{"data_shape", in[0].shape}, {"indices_shape", in[1].shape}});
 }
 
+// cast: x of any rank; `from` is its element type (the operator library says which it takes),
+// `to` the node's attribute.
+absl::StatusOr<json> CastArgs(const Types& in, const json& attrs) {
+  return Merge("cast", attrs,
+               {{"shape", in[0].shape}, {"from", runtime::DLTypeToString(in[0].dtype)}});
+}
+
+// reshape: of float32, or of another type `dtype` names (only then, so that float32 reshapes keep
+// their task keys).
+absl::StatusOr<json> ReshapeArgs(const Types& in, const json& attrs) {
+  if (in[0].dtype.code == kDLFloat && in[0].dtype.bits == 32) {
+    return Merge("reshape", attrs, {{"shape", in[0].shape}});
+  }
+  return Merge("reshape", attrs,
+               {{"shape", in[0].shape}, {"dtype", runtime::DLTypeToString(in[0].dtype)}});
+}
+
 // rnn_cell and lstm_cell: x [batch, input], h [batch, hidden], ...
 ArgsFn CellArgs(const std::string& op) {
   return [op](const Types& in, const json& attrs) -> absl::StatusOr<json> {
@@ -201,6 +218,7 @@ std::vector<OpDef> AllOpDefs() {
       Def("lrn", P::kOpaque, 1, 1, NchwArgs("lrn")),
       Def("concatenate", P::kInjective, 1, -1, ConcatArgs),
       Def("take", P::kInjective, 2, 2, TakeArgs),
+      Def("cast", P::kInjective, 1, 1, CastArgs),
       Def("rnn_cell", P::kOpaque, 6, 6, CellArgs("rnn_cell")),
       Def("lstm_cell", P::kOpaque, 7, 7, CellArgs("lstm_cell"), 2),
       Def("bitserial_conv2d", P::kOpaque, 2, 2, ConvArgs("bitserial_conv2d")),
@@ -218,7 +236,8 @@ std::vector<OpDef> AllOpDefs() {
   for (const char* op : {"softmax", "log_softmax"}) {
     defs.push_back(Def(op, P::kOpaque, 1, 1, ShapeArgs(op)));
   }
-  for (const char* op : {"reshape", "flatten", "transpose", "pad", "layout_transform"}) {
+  defs.push_back(Def("reshape", P::kInjective, 1, 1, ReshapeArgs));
+  for (const char* op : {"flatten", "transpose", "pad", "layout_transform"}) {
     defs.push_back(Def(op, P::kInjective, 1, 1, ShapeArgs(op)));
   }
   for (ops::nn::BinaryOp kind : ops::nn::AllBinaryOps()) {

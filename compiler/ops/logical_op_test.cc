@@ -177,6 +177,27 @@ TEST(LogicalOpTest, Transforms) {
   EXPECT_EQ(take.inputs[1].low, -8);  // -n - 2 with n = 6
 }
 
+// cast keeps the shape and changes the element type: x of `from`, out of `to`; x drawn from
+// [-100, 100), and past int32's range for int64 -> int32 (the wrap).
+TEST(LogicalOpTest, Cast) {
+  const LogicalSignature f2i =
+      Of("cast", {{"shape", {2, 3, 4}}, {"from", "float32"}, {"to", "int32"}});
+  EXPECT_EQ(ShapesOf(f2i.inputs), (Shapes{{2, 3, 4}}));
+  EXPECT_EQ(ShapesOf(f2i.outputs), (Shapes{{2, 3, 4}}));
+  EXPECT_TRUE(SameType(f2i.inputs[0].dtype, kF32));
+  EXPECT_TRUE(SameType(f2i.outputs[0].dtype, DLDataType{kDLInt, 32, 1}));
+  EXPECT_EQ(f2i.inputs[0].low, -100);
+  EXPECT_EQ(f2i.inputs[0].high, 100);
+  const LogicalSignature i2f = Of("cast", {{"shape", {5}}, {"from", "int64"}, {"to", "float64"}});
+  EXPECT_TRUE(SameType(i2f.inputs[0].dtype, DLDataType{kDLInt, 64, 1}));
+  EXPECT_TRUE(SameType(i2f.outputs[0].dtype, DLDataType{kDLFloat, 64, 1}));
+  const LogicalSignature wrap = Of("cast", {{"shape", {5}}, {"from", "int64"}, {"to", "int32"}});
+  EXPECT_LT(wrap.inputs[0].low, -2147483648.0);
+  EXPECT_GT(wrap.inputs[0].high, 2147483648.0);
+  const LogicalSignature same = Of("cast", {{"shape", {5}}, {"from", "int32"}, {"to", "int32"}});
+  EXPECT_TRUE(SameType(same.outputs[0].dtype, DLDataType{kDLInt, 32, 1}));
+}
+
 TEST(LogicalOpTest, UnknownOperatorListsTheKnownOnes) {
   absl::StatusOr<LogicalSignature> s = LogicalSignatureOf("conv3d", {});
   ASSERT_FALSE(s.ok());
@@ -312,6 +333,13 @@ TEST(LogicalOpTest, ArgumentErrors) {
        {{"data_shape", {4, 5}}, {"indices_shape", {3}}, {"axis", 2}},
        "take: argument 'axis' must be below the rank 2 of 'data_shape'"},
       {"take", {{"data_shape", {4, 5}}}, "take: missing argument 'indices_shape'"},
+      {"cast",
+       {{"shape", {2}}, {"from", "float16"}, {"to", "int32"}},
+       "cast: argument 'from': 'float16' is none of float32, float64, int32, int64"},
+      {"cast",
+       {{"shape", {2}}, {"from", "int64"}, {"to", "uint8"}},
+       "cast: argument 'to': 'uint8' is none of float32, float64, int32, int64"},
+      {"cast", {{"shape", {2}}, {"from", "int64"}}, "cast: missing argument 'to'"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<LogicalSignature> s = LogicalSignatureOf(c.op, c.args);

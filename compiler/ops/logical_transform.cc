@@ -1,8 +1,9 @@
 // Logical signatures of the data-movement operators: concatenate, reshape, flatten, transpose,
-// pad, layout_transform and take.
+// pad, layout_transform, take, and cast (an element type conversion of one input).
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ops/logical_op_internal.h"
+#include "compiler/ops/nn/cast.h"
 #include "compiler/ops/nn/layout.h"
 #include "compiler/ops/nn/take.h"
 #include "compiler/ops/nn/transform.h"
@@ -36,7 +37,7 @@ absl::StatusOr<LogicalSignature> Concatenate(const std::string& op, const OpArgs
 absl::StatusOr<LogicalSignature> Reshape(const std::string& op, const OpArgs& args) {
   ArgReader r(op, args);
   TESSEL_ASSIGN_OR_RETURN(nn::ReshapeArgs a, nn::ReadReshapeArgs(r));
-  te::Tensor x = Placeholder(a.shape, "x");
+  te::Tensor x = Placeholder(a.shape, "x", a.dtype);
   absl::StatusOr<te::Tensor> out = nn::Reshape(x, a.newshape);
   if (!out.ok()) return r.ErrorIn("newshape", out.status());
   return Unary(x, *out);
@@ -103,6 +104,19 @@ absl::StatusOr<LogicalSignature> Take(const std::string& op, const OpArgs& args)
       {SpecOf(*out, "out")}};
 }
 
+// x of `from`, out of `to`; x drawn from nn::CastRange.
+absl::StatusOr<LogicalSignature> Cast(const std::string& op, const OpArgs& args) {
+  ArgReader r(op, args);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, r.Shape("shape"));
+  TESSEL_ASSIGN_OR_RETURN(const ir::DataType from, nn::CastElementType(r, "from"));
+  TESSEL_ASSIGN_OR_RETURN(const ir::DataType to, nn::CastElementType(r, "to"));
+  te::Tensor x = Placeholder(shape, "x", from);
+  absl::StatusOr<te::Tensor> out = nn::Cast(x, to);
+  if (!out.ok()) return r.ErrorIn("to", out.status());
+  const nn::CastInputRange range = nn::CastRange(from, to);
+  return LogicalSignature{{SpecOf(x, "x", range.low, range.high)}, {SpecOf(*out, "out")}};
+}
+
 }  // namespace
 
 void AddTransformOps(SignatureTable& table) {
@@ -113,6 +127,7 @@ void AddTransformOps(SignatureTable& table) {
   table["pad"] = Pad;
   table["layout_transform"] = LayoutTransform;
   table["take"] = Take;
+  table["cast"] = Cast;
 }
 
 }  // namespace tessel::ops::logical

@@ -114,6 +114,7 @@ std::map<std::string, ops::OpArgs>* MakeArgsTable() {
       {"pad.x86", {{"shape", {2, 5, 19}}, {"pad_before", {0, 1, 3}}, {"pad_after", {1, 0, 2}}}},
       {"layout_transform.x86", {{"shape", {1, 32, 5, 7}}, {"src", "NCHW"}, {"dst", "NCHW8c"}}},
       {"take.x86", {{"data_shape", {50, 64}}, {"indices_shape", {12}}}},
+      {"cast.x86", {{"shape", {3, 7, 29}}, {"from", "int64"}, {"to", "float32"}}},
       {"power.x86", {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}}},
       {"lrn.x86", {{"n", 1}, {"c", 8}, {"h", 3}, {"w", 11}, {"size", 5}}},
   };

@@ -28,16 +28,6 @@ NDArray Reshaped(const NDArray& a, const std::vector<int64_t>& shape) {
   return out;
 }
 
-// The [k, n] transpose of a float32 [n, k] matrix.
-NDArray Transposed(const NDArray& w) {
-  const int64_t n = w.shape()[0], k = w.shape()[1];
-  NDArray t = NDArray::Empty({k, n}, w.dtype());
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < k; ++j) t.data<float>()[j * n + i] = w.data<float>()[i * k + j];
-  }
-  return t;
-}
-
 std::vector<int64_t> Ints(const nlohmann::json& attrs, const char* key,
                           std::vector<int64_t> fallback) {
   return attrs.contains(key) ? attrs[key].get<std::vector<int64_t>>() : fallback;
@@ -203,7 +193,7 @@ class GraphWriter {
               absl::StrCat("the exporter writes dense '", s, "' only with a constant weight"));
         }
         const NDArray w = g_.value(n.inputs[1]).data;
-        Set(n, m_.Op(s, "MatMul", {in(0), m_.Folded("MatMul", Transposed(w))}));
+        Set(n, m_.Op(s, "MatMul", {in(0), m_.Folded("MatMul", TransposedMatrix(w))}));
       }
       return absl::OkStatus();
     }
@@ -220,6 +210,22 @@ class GraphWriter {
 };
 
 }  // namespace
+
+NDArray TransposedMatrix(const NDArray& w) {
+  const int64_t n = w.shape()[0], k = w.shape()[1];
+  NDArray t = NDArray::Empty({k, n}, w.dtype());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < k; ++j) t.data<float>()[j * n + i] = w.data<float>()[i * k + j];
+  }
+  return t;
+}
+
+absl::StatusOr<NDArray> ConstantNamed(const graph::Graph& g, const std::string& name) {
+  for (const graph::Value& v : g.values) {
+    if (v.name == name && v.kind == graph::ValueKind::kConstant) return v.data;
+  }
+  return absl::NotFoundError(absl::StrCat("the graph has no constant '", name, "'"));
+}
 
 absl::StatusOr<::onnx::ModelProto> ExportGraph(const graph::Graph& g, const std::string& name,
                                                const GraphExportStyle& style,

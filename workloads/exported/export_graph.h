@@ -24,6 +24,16 @@ absl::StatusOr<::onnx::ModelProto> ExportGraph(const graph::Graph& g, const std:
                                                const GraphExportStyle& style,
                                                const std::map<std::string, std::string>& metadata);
 
+// bert_base's graph (workloads/networks/bert.cc) as torch exports Hugging Face's BertModel at
+// opset 14: weights read by name from g.
+absl::StatusOr<::onnx::ModelProto> ExportBert(const graph::Graph& g,
+                                              const std::map<std::string, std::string>& metadata);
+
+// The constant of g called `name`; NotFound naming it.
+absl::StatusOr<runtime::NDArray> ConstantNamed(const graph::Graph& g, const std::string& name);
+// The [k, n] transpose of a float32 [n, k] matrix (a linear layer's weight as MatMul's B).
+runtime::NDArray TransposedMatrix(const runtime::NDArray& w);
+
 // lstm_lm's graph (workloads/networks/lstm_lm.cc) as torch exports its module: weights read by
 // name from g.
 absl::StatusOr<::onnx::ModelProto> ExportLstmLm(const graph::Graph& g,

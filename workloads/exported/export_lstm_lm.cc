@@ -15,13 +15,6 @@ namespace {
 
 using runtime::NDArray;
 
-absl::StatusOr<NDArray> Weight(const graph::Graph& g, const std::string& name) {
-  for (const graph::Value& v : g.values) {
-    if (v.name == name && v.kind == graph::ValueKind::kConstant) return v.data;
-  }
-  return absl::NotFoundError(absl::StrCat("lstm_lm's graph has no constant '", name, "'"));
-}
-
 // torch's [4H, ...] gate blocks (i, f, g, o) in ONNX's order (i, o, f, c), as [1, 4H, ...].
 NDArray OnnxGates(const NDArray& w) {
   const int64_t rows = w.shape()[0] / 4;
@@ -53,10 +46,10 @@ absl::StatusOr<::onnx::ModelProto> ExportLstmLm(
     const graph::Graph& g, const std::map<std::string, std::string>& metadata) {
   const std::vector<int64_t>& tokens_shape = g.type(g.inputs.at(0)).shape;  // [T, N]
   const int64_t steps = tokens_shape[0], batch = tokens_shape[1];
-  TESSEL_ASSIGN_OR_RETURN(const NDArray table, Weight(g, "encoder.weight"));
+  TESSEL_ASSIGN_OR_RETURN(const NDArray table, ConstantNamed(g, "encoder.weight"));
   const int64_t vocabulary = table.shape()[0], hidden = table.shape()[1];
-  TESSEL_ASSIGN_OR_RETURN(const NDArray decoder_w, Weight(g, "decoder.weight"));
-  TESSEL_ASSIGN_OR_RETURN(const NDArray decoder_b, Weight(g, "decoder.bias"));
+  TESSEL_ASSIGN_OR_RETURN(const NDArray decoder_w, ConstantNamed(g, "decoder.weight"));
+  TESSEL_ASSIGN_OR_RETURN(const NDArray decoder_b, ConstantNamed(g, "decoder.bias"));
 
   TorchStyleModel m("main_graph");
   const std::string tokens = m.Input("tokens", tokens_shape, ::onnx::TensorProto::INT64);
@@ -64,12 +57,14 @@ absl::StatusOr<::onnx::ModelProto> ExportLstmLm(
 
   // The zero initial states LSTM.forward makes, one row per layer.
   int layers = 0;
-  while (Weight(g, absl::StrCat("rnn.weight_ih_l", layers)).ok()) ++layers;
+  while (ConstantNamed(g, absl::StrCat("rnn.weight_ih_l", layers)).ok()) ++layers;
   NDArray zeros = NDArray::Empty({layers, batch, hidden}, table.dtype());
   std::memset(zeros.data<char>(), 0, static_cast<size_t>(zeros.NumBytes()));
   const std::string h0 = m.Constant("rnn", zeros), c0 = m.Constant("rnn", zeros);
   for (int k = 0; k < layers; ++k) {
-    auto weight = [&](const char* what) { return Weight(g, absl::StrCat("rnn.", what, "_l", k)); };
+    auto weight = [&](const char* what) {
+      return ConstantNamed(g, absl::StrCat("rnn.", what, "_l", k));
+    };
     TESSEL_ASSIGN_OR_RETURN(const NDArray w_ih, weight("weight_ih"));
     TESSEL_ASSIGN_OR_RETURN(const NDArray w_hh, weight("weight_hh"));
     TESSEL_ASSIGN_OR_RETURN(const NDArray b_ih, weight("bias_ih"));

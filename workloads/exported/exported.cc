@@ -53,6 +53,7 @@ absl::StatusOr<::onnx::ModelProto> ExportNetwork(const std::string& name,
                                                        {kBatchKey, absl::StrCat(options.batch)},
                                                        {kSeedKey, absl::StrCat(options.seed)}};
   if (name == "lstm_lm") return internal::ExportLstmLm(g, metadata);
+  if (name == "bert_base") return internal::ExportBert(g, metadata);
   TESSEL_ASSIGN_OR_RETURN(const internal::GraphExportStyle style, StyleOf(name));
   return internal::ExportGraph(g, "main_graph", style, metadata);
 }

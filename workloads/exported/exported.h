@@ -18,6 +18,12 @@
 //     `x.view(x.size(0), -1)`, i.e. Shape, Gather, Unsqueeze, Concat and Reshape), a linear
 //     layer with a bias as Gemm (transB = 1) and one without as MatMul of the transposed weight,
 //     dcgan's view as Reshape of a Constant shape, ConvTranspose, Tanh;
+//   mobilenet_v2: as resnet18, with relu6 as Clip whose min and max are Constant inputs;
+//   bert_base (opset 14, PyTorch 2.0's default, where LayerNorm and GELU are decomposed):
+//     export_bert.cc lists the nodes: int64 ids and mask, Gather embeddings, the mask through
+//     Unsqueeze, Cast, Sub and Mul, linear layers as MatMul + Add, per-head Reshape, Transpose
+//     and 4-D MatMul, Softmax, LayerNorm as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add,
+//     GELU as x * 0.5 * (1 + Erf(x / sqrt 2));
 //   lstm_lm: token ids int64 [35, N] gathered from the embedding, one ONNX LSTM per layer
 //     (sequence_lens omitted, the initial states Slices of a zero Constant, the weights re-laid
 //     to ONNX's gate order i, o, f, c, Y_h and Y_c unused), Squeeze of Y's direction axis,

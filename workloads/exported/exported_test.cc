@@ -84,6 +84,25 @@ TEST(ExportedTest, DcganProjectsWithMatMulOfTheTransposedWeight) {
   EXPECT_TRUE(transposed);
 }
 
+TEST(ExportedTest, BertIsOpset14WithLayerNormAndGeluDecomposed) {
+  absl::StatusOr<::onnx::ModelProto> m = ExportNetwork("bert_base", {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->opset_import(0).version(), 14);
+  std::map<std::string, int> ops = OpCounts(*m);
+  const int layer_norms = 1 + 2 * 12;
+  EXPECT_EQ(ops["ReduceMean"], 2 * layer_norms);
+  EXPECT_EQ(ops["Pow"], layer_norms);
+  EXPECT_EQ(ops["Sqrt"], layer_norms);
+  EXPECT_EQ(ops["Erf"], 12);
+  EXPECT_EQ(ops["Softmax"], 12);
+  EXPECT_EQ(ops["MatMul"], 12 * (6 + 2));  // six linear layers and two per-head products
+  EXPECT_EQ(ops["Cast"], 1);
+  EXPECT_EQ(ops["Gather"], 3);
+  EXPECT_EQ(ops["LayerNormalization"], 0);
+  EXPECT_EQ(m->graph().input(1).name(), "attention_mask");
+  EXPECT_EQ(m->graph().input(1).type().tensor_type().elem_type(), ::onnx::TensorProto::INT64);
+}
+
 TEST(ExportedTest, OriginRoundTripsThroughAFile) {
   absl::StatusOr<::onnx::ModelProto> m = ExportNetwork("dqn", {.batch = 3, .seed = 7});
   ASSERT_TRUE(m.ok()) << m.status();

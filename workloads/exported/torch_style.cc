@@ -28,9 +28,8 @@ std::string ScopePath(const std::string& scope) {
 
 }  // namespace
 
-TorchStyleModel::TorchStyleModel(const std::string& graph_name)
-    : model_(
-          gonnx::NewModel(kExportOpset, "tessel export (torch.onnx.export's style)", graph_name)) {}
+TorchStyleModel::TorchStyleModel(const std::string& graph_name, int opset)
+    : model_(gonnx::NewModel(opset, "tessel export (torch.onnx.export's style)", graph_name)) {}
 
 std::string TorchStyleModel::Input(const std::string& name, const std::vector<int64_t>& dims,
                                    int32_t elem_type) {

@@ -21,9 +21,13 @@
 //   - the graph's outputs are renamed to the names the caller gives (torch's output_names).
 namespace tessel::workloads::exported {
 
+// The opset written: the newest Debian's ONNX 1.12 checks, as torch.onnx.export writes it when
+// asked for opset_version=17.
+inline constexpr int kExportOpset = 17;
+
 class TorchStyleModel {
  public:
-  explicit TorchStyleModel(const std::string& graph_name);
+  explicit TorchStyleModel(const std::string& graph_name, int opset = kExportOpset);
 
   // A graph input of static extents.
   std::string Input(const std::string& name, const std::vector<int64_t>& dims,
@@ -64,9 +68,5 @@ class TorchStyleModel {
   std::map<std::string, int> node_names_;  // per base name, how many were made
   int folded_ = 0;
 };
-
-// The opset written: the newest Debian's ONNX 1.12 checks, as torch.onnx.export writes it when
-// asked for opset_version=17.
-inline constexpr int kExportOpset = 17;
 
 }  // namespace tessel::workloads::exported

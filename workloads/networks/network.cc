@@ -22,6 +22,8 @@ struct Entry {
   double input_low, input_high;  // the inputs' range (token ids: [0, vocabulary))
   bool batch_norm = false;       // whose statistics CalibrateBatchNorm sets
   Group group = Group::kPaper;
+  // Per input, when they differ: [low, high) of each (else every input's is the one above).
+  std::vector<std::pair<double, double>> input_ranges = {};
 };
 
 const std::vector<Entry>& Table() {
@@ -53,6 +55,15 @@ const std::vector<Entry>& Table() {
        1,
        true,
        Group::kModern},
+      {{"bert_base",
+        "a BERT-base encoder (12 layers, hidden 768, 12 heads), 128 token ids and their "
+        "attention mask -> last hidden state"},
+       internal::BuildBertBase,
+       0,
+       static_cast<double>(internal::kBertVocabulary),
+       false,
+       Group::kModern,
+       {{0, static_cast<double>(internal::kBertVocabulary)}, {0, 2}}},
       {{"conv_bn_relu", "Fig. 4: 1x1 conv 128 -> 256 at 28x28, batch_norm, relu"},
        internal::BuildConvBnRelu,
        -1,
@@ -156,18 +167,22 @@ absl::StatusOr<std::vector<runtime::NDArray>> NetworkInputs(const std::string& n
   for (graph::ValueId id : g.inputs) {
     const graph::TensorType& t = g.type(id);
     runtime::NDArray a = runtime::NDArray::Empty(t.shape, t.dtype);
+    const size_t index = inputs.size();
+    const auto [low, high] = index < (*e)->input_ranges.size()
+                                 ? (*e)->input_ranges[index]
+                                 : std::make_pair((*e)->input_low, (*e)->input_high);
     if (t.dtype.code == kDLInt && t.dtype.bits == 32) {
-      std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>((*e)->input_low),
-                                                  static_cast<int32_t>((*e)->input_high) - 1);
+      std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>(low),
+                                                  static_cast<int32_t>(high) - 1);
       for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int32_t>()[i] = draw(rng);
     } else if (t.dtype.code == kDLInt && t.dtype.bits == 64) {
       // The same draws as int32: a model exported with int64 token ids reads the same ids.
-      std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>((*e)->input_low),
-                                                  static_cast<int32_t>((*e)->input_high) - 1);
+      std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>(low),
+                                                  static_cast<int32_t>(high) - 1);
       for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int64_t>()[i] = draw(rng);
     } else if (t.dtype.code == kDLFloat && t.dtype.bits == 32) {
-      std::uniform_real_distribution<float> draw(static_cast<float>((*e)->input_low),
-                                                 static_cast<float>((*e)->input_high));
+      std::uniform_real_distribution<float> draw(static_cast<float>(low),
+                                                 static_cast<float>(high));
       for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = draw(rng);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("network ", name, ": input '",

@@ -25,6 +25,7 @@
 // Beyond the paper's five, networks users bring today (ModernNetworks; with libtorch modules,
 // and exported as PyTorch writes them by workloads/exported):
 //   mobilenet_v2  image float32[N, 3, 224, 224]  -> logits float32[N, 1000]
+//   bert_base     input_ids, attention_mask int32[N, 128] -> last_hidden_state float32[N, 128, 768]
 //
 // BuildNetwork and NetworkInputs also make the four small workloads of the paper's Fig. 4
 // (operator fusion on and off), which are not in Networks() and have no libtorch module:
@@ -62,7 +63,8 @@ std::vector<std::string> FusionWorkloadNames();
 absl::StatusOr<graph::Graph> BuildNetwork(const std::string& name, const NetworkOptions& options);
 
 // Seeded inputs for a graph BuildNetwork made for `name`, drawn uniformly from the range the
-// network expects: images and z in [-1, 1), frames in [0, 1), token ids in [0, 10000) (int32, or
+// network expects: images and z in [-1, 1), frames in [0, 1), token ids in [0, 10000) (bert_base:
+// [0, 30522), its attention mask 0 or 1 at random) (int32, or
 // int64 for a graph imported from the exported model, workloads/exported: the same ids).
 absl::StatusOr<std::vector<runtime::NDArray>> NetworkInputs(const std::string& name,
                                                             const graph::Graph& g, uint32_t seed);

@@ -25,6 +25,7 @@ struct NetworkModule : torch::nn::Module {
 std::shared_ptr<NetworkModule> MakeResnet18Module();
 std::shared_ptr<NetworkModule> MakeMobilenetV1Module();
 std::shared_ptr<NetworkModule> MakeMobilenetV2Module();
+std::shared_ptr<NetworkModule> MakeBertBaseModule();
 std::shared_ptr<NetworkModule> MakeDqnModule();
 std::shared_ptr<NetworkModule> MakeDcganModule();
 std::shared_ptr<NetworkModule> MakeLstmLmModule();

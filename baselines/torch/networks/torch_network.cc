@@ -34,6 +34,7 @@ const std::map<std::string, std::function<std::shared_ptr<NetworkModule>()>>& Fa
           {"dcgan", internal::MakeDcganModule},
           {"lstm_lm", internal::MakeLstmLmModule},
           {"mobilenet_v2", internal::MakeMobilenetV2Module},
+          {"bert_base", internal::MakeBertBaseModule},
       };
   return *factories;
 }
@@ -139,7 +140,7 @@ absl::StatusOr<TorchNetwork> MakeTorchNetwork(const std::string& name, const gra
 }
 
 std::vector<std::string> TorchNetworkNames() {
-  return {"resnet18", "mobilenet_v1", "dqn", "dcgan", "lstm_lm", "mobilenet_v2"};
+  return {"resnet18", "mobilenet_v1", "dqn", "dcgan", "lstm_lm", "mobilenet_v2", "bert_base"};
 }
 
 absl::Status SetTorchThreads(int n) {

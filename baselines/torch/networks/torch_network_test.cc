@@ -69,7 +69,7 @@ INSTANTIATE_TEST_SUITE_P(All, TorchNetworkTest,
                          ::testing::Values(Case{"resnet18", 1}, Case{"mobilenet_v1", 1},
                                            Case{"dqn", 1}, Case{"dcgan", 1}, Case{"lstm_lm", 1},
                                            Case{"dcgan", 2}, Case{"lstm_lm", 2},
-                                           Case{"mobilenet_v2", 1}),
+                                           Case{"mobilenet_v2", 1}, Case{"bert_base", 1}),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return absl::StrCat(info.param.name, "_batch", info.param.batch);
                          });

@@ -1,6 +1,7 @@
 // Operators evaluated at import: Constant, and the shape arithmetic exporters emit around Reshape
 // and Flatten (Shape, Size, ConstantOfShape, Cast, Range, comparisons, Where) when their inputs
-// are known. Shape needs only its input's type, which is always static here.
+// are known. Shape needs only its input's type, which is always static here. Cast of a computed
+// tensor is the graph's cast node, between the element types the operator converts.
 #include <absl/strings/str_cat.h>
 
 #include <algorithm>
@@ -73,6 +74,13 @@ absl::Status ConvertConstantOfShape(NodeContext& c) {
   return absl::OkStatus();
 }
 
+// The element types of the graph's cast operator (OPERATORS.md).
+bool IsCastOperatorType(DLDataType t) {
+  return runtime::SameDLType(t, kFloat32) || runtime::SameDLType(t, DLDataType{kDLFloat, 64, 1}) ||
+         runtime::SameDLType(t, DLDataType{kDLInt, 32, 1}) || runtime::SameDLType(t, kInt64);
+}
+
+// A known input is converted here (host_tensor.h's Cast); a computed one by a cast node.
 absl::Status ConvertCast(NodeContext& c) {
   TESSEL_ASSIGN_OR_RETURN(const int64_t to, c.Int("to", -1));
   absl::StatusOr<DLDataType> dtype = DLTypeOfOnnx(static_cast<int32_t>(to));
@@ -82,9 +90,16 @@ absl::Status ConvertCast(NodeContext& c) {
     return absl::OkStatus();
   }
   if (!c.IsConstant(0)) {
-    return c.Unsupported(absl::StrCat("a cast of a computed ",
-                                      runtime::DLTypeToString(c.Type(0).dtype), " tensor to ",
-                                      OnnxTypeName(to)));
+    const DLDataType from = c.Type(0).dtype;
+    if (!IsCastOperatorType(from) || !IsCastOperatorType(*dtype)) {
+      return c.Unsupported(absl::StrCat("a cast of a computed ", runtime::DLTypeToString(from),
+                                        " tensor to ", OnnxTypeName(to),
+                                        " (computed tensors convert between FLOAT, DOUBLE, "
+                                        "INT32 and INT64)"));
+    }
+    TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Value(0));
+    c.SetOutput(0, c.Op("cast", {x}, {{"to", runtime::DLTypeToString(*dtype)}}));
+    return absl::OkStatus();
   }
   TESSEL_ASSIGN_OR_RETURN(const NDArray x, c.Constant(0, "input"));
   absl::StatusOr<NDArray> y = Cast(x, *dtype, c.budget());

@@ -43,24 +43,11 @@ std::vector<int64_t> ShapeOf(NodeContext& c, const Term& t) {
   return t.constant.defined() ? t.constant.shape() : c.TypeOf(t.value).shape;
 }
 
-// Whether the arithmetic operators compute elements of type t as they are (float64, int32 and
-// int64; nn::BinaryElementType); every other type goes through NodeContext::Float32.
-bool KeepsType(DLDataType t) {
-  return runtime::SameDLType(t, DLDataType{kDLFloat, 64, 1}) ||
-         runtime::SameDLType(t, DLDataType{kDLInt, 32, 1}) ||
-         runtime::SameDLType(t, DLDataType{kDLInt, 64, 1});
-}
-
-// Input i as a graph value of its own type where the operators keep it, else float32.
-absl::StatusOr<ValueId> OperandValue(NodeContext& c, int i) {
-  return KeepsType(c.Type(i).dtype) ? c.Value(i) : c.Float32(i);
-}
-
 // The term as a graph value (a constant of float32 or of a type the operators keep).
 absl::StatusOr<ValueId> AsValue(NodeContext& c, const Term& t, const std::string& role) {
-  if (t.input >= 0) return OperandValue(c, t.input);
+  if (t.input >= 0) return c.KeptTypeValue(t.input);
   if (!t.constant.defined()) return t.value;
-  if (!runtime::SameDLType(t.constant.dtype(), kFloat32) && !KeepsType(t.constant.dtype())) {
+  if (!runtime::SameDLType(t.constant.dtype(), kFloat32) && !KeptElementType(t.constant.dtype())) {
     return c.Unsupported(absl::StrCat("an operand of element type ",
                                       runtime::DLTypeToString(t.constant.dtype()),
                                       "; Tessel's operators compute float32"));
@@ -71,7 +58,7 @@ absl::StatusOr<ValueId> AsValue(NodeContext& c, const Term& t, const std::string
 // Refuses what the operator library does not compute in a kept type: integer division (ONNX
 // truncates) and a power of anything but float32.
 absl::Status CheckKeptType(NodeContext& c, BinaryOp op, DLDataType t) {
-  if (!KeepsType(t)) return absl::OkStatus();
+  if (!KeptElementType(t)) return absl::OkStatus();
   const bool integer = t.code == kDLInt;
   if (op == BinaryOp::kPow || (op == BinaryOp::kDiv && integer)) {
     return c.Unsupported(absl::StrCat("operands of element type ", runtime::DLTypeToString(t)));
@@ -169,12 +156,12 @@ absl::StatusOr<Term> Fold(NodeContext& c, BinaryOp op, bool named) {
   if (c.NumInputs() < 1) return c.Invalid("no inputs");
   Term acc = InputTerm(c, 0);
   if (!acc.constant.defined()) {
-    TESSEL_ASSIGN_OR_RETURN(acc.value, OperandValue(c, 0));
+    TESSEL_ASSIGN_OR_RETURN(acc.value, c.KeptTypeValue(0));
   }
   for (int i = 1; i < c.NumInputs(); ++i) {
     Term next = InputTerm(c, i);
     if (!next.constant.defined()) {
-      TESSEL_ASSIGN_OR_RETURN(next.value, OperandValue(c, i));
+      TESSEL_ASSIGN_OR_RETURN(next.value, c.KeptTypeValue(i));
     }
     TESSEL_ASSIGN_OR_RETURN(next, LegacyBroadcast(c, acc, next));
     TESSEL_ASSIGN_OR_RETURN(acc, Combine(c, op, acc, next, named && i + 1 == c.NumInputs(), i));

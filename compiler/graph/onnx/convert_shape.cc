@@ -42,7 +42,7 @@ absl::Status SetReshaped(NodeContext& c, const std::vector<int64_t>& shape) {
     c.SetOutput(0, *y);
     return absl::OkStatus();
   }
-  TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
+  TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.KeptTypeValue(0));
   c.SetOutput(0, c.Op("reshape", {x}, {{"newshape", shape}}));
   return absl::OkStatus();
 }

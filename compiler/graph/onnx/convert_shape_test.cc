@@ -1,10 +1,12 @@
 // Data movement and the shape arithmetic evaluated at import: Reshape (0 and -1), Flatten,
 // Transpose, Squeeze / Unsqueeze (attribute and input forms), Concat, Pad (attribute and input
 // forms; constant, edge and reflect), Tile, Identity and Dropout (no node), the Shape -> Gather ->
-// Unsqueeze -> Concat -> Reshape subgraph PyTorch exports around a flatten, and ConstantOfShape
-// weights.
+// Unsqueeze -> Concat -> Reshape subgraph PyTorch exports around a flatten, ConstantOfShape
+// weights, and Cast of computed tensors (a cast node) with its unsupported types.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <utility>
 
 #include "compiler/graph/onnx/testing.h"
 
@@ -229,6 +231,93 @@ TEST(ConvertShapeTest, KnownShapeArithmetic) {
   Result r = RunOne(m, x);
   ASSERT_EQ(r.graph.nodes.size(), 1u);
   EXPECT_EQ(MaxError(r.y, Floats({2, 6}, Values(x))), 0);
+}
+
+// Cast of a computed tensor is a cast node: int64 ids to FLOAT, then float arithmetic (the
+// multiply computes float32, the cast's output type).
+TEST(ConvertShapeTest, CastOfAComputedInt64TensorToFloat) {
+  ::onnx::ModelProto m = NewModel(13);
+  AddInput(m, "ids", {2, 3}, ::onnx::TensorProto::INT64);
+  SetAttr(AddNode(m, "Cast", {"ids"}, {"ids_f"}, "to_float"), "to",
+          int64_t{::onnx::TensorProto::FLOAT});
+  AddInitializer(m, "scale", Floats({3}, {0.5f, -2.0f, 0.25f}));
+  AddNode(m, "Mul", {"ids_f", "scale"}, {"y"}, "scaled");
+  AddOutput(m, "y", 2);
+  absl::StatusOr<Graph> g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->nodes.size(), 2u);
+  EXPECT_EQ(g->nodes[0].op, "cast");
+  EXPECT_EQ(g->nodes[0].name, "to_float");
+  EXPECT_EQ(g->nodes[0].attrs, (nlohmann::json{{"to", "float32"}}));
+  EXPECT_EQ(g->type(g->nodes[0].outputs[0]).ToString(), "float32[2, 3]");
+  EXPECT_EQ(g->nodes[1].op, "multiply");
+  // 2^24 + 1 has no float32: it rounds to the nearest one, 2^24.
+  absl::StatusOr<std::vector<NDArray>> y =
+      Evaluate(m, {Int64s({2, 3}, {-3, 0, 7, (int64_t{1} << 24) + 1, -1, 1000000})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(MaxError((*y)[0], Floats({2, 3}, {-1.5f, 0.0f, 1.75f, 8388608.0f, 2.0f, 250000.0f})),
+            0);
+}
+
+// The other directions: FLOAT to INT32 truncates toward zero; FLOAT to DOUBLE keeps its type
+// through a Mul by a DOUBLE constant (the binaries compute float64).
+TEST(ConvertShapeTest, CastOfAComputedFloatTensorToInt32AndDouble) {
+  {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {4});
+    SetAttr(AddNode(m, "Cast", {"x"}, {"y"}), "to", int64_t{::onnx::TensorProto::INT32});
+    AddOutput(m, "y", 1, ::onnx::TensorProto::INT32);
+    absl::StatusOr<std::vector<NDArray>> y =
+        Evaluate(m, {Floats({4}, {2.7f, -2.7f, 0.5f, -99.9f})});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ((*y)[0].dtype().code, kDLInt);
+    ASSERT_EQ((*y)[0].dtype().bits, 32);
+    const int32_t* got = (*y)[0].data<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(got, got + 4), (std::vector<int32_t>{2, -2, 0, -99}));
+  }
+  {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {2});
+    SetAttr(AddNode(m, "Cast", {"x"}, {"xd"}), "to", int64_t{::onnx::TensorProto::DOUBLE});
+    NDArray third = NDArray::Empty({1}, DLDataType{kDLFloat, 64, 1});
+    third.data<double>()[0] = 1.0 / 3;
+    AddInitializer(m, "third", third);
+    AddNode(m, "Mul", {"xd", "third"}, {"y"});
+    AddOutput(m, "y", 1, ::onnx::TensorProto::DOUBLE);
+    absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {Floats({2}, {3.0f, 0.1f})});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ((*y)[0].dtype().code, kDLFloat);
+    ASSERT_EQ((*y)[0].dtype().bits, 64);
+    EXPECT_DOUBLE_EQ((*y)[0].data<double>()[0], 1.0);
+    EXPECT_DOUBLE_EQ((*y)[0].data<double>()[1], static_cast<double>(0.1f) / 3);
+  }
+}
+
+// A computed tensor cast to a type the cast operator does not convert: Unimplemented, naming
+// Cast, the node and the types.
+TEST(ConvertShapeTest, CastOfAComputedTensorToAnotherTypeIsUnsupported) {
+  for (const auto& [to, name] :
+       std::vector<std::pair<int64_t, std::string>>{{::onnx::TensorProto::FLOAT16, "FLOAT16"},
+                                                    {::onnx::TensorProto::STRING, "STRING"},
+                                                    {::onnx::TensorProto::BOOL, "BOOL"}}) {
+    ::onnx::ModelProto m = NewModel(13);
+    AddInput(m, "x", {3});
+    SetAttr(AddNode(m, "Cast", {"x"}, {"y"}, "narrow"), "to", to);
+    AddOutput(m, "y", 1, static_cast<int>(to));
+    absl::StatusOr<Graph> g = Import(m);
+    ASSERT_FALSE(g.ok()) << name;
+    EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented) << g.status();
+    EXPECT_THAT(std::string(g.status().message()),
+                HasSubstr("unsupported ONNX operator 'Cast' (node 'narrow' in test.onnx)"));
+    EXPECT_THAT(std::string(g.status().message()), HasSubstr(name));
+  }
+  ::onnx::ModelProto m = NewModel(13);
+  AddInput(m, "x", {3}, ::onnx::TensorProto::INT8);
+  SetAttr(AddNode(m, "Cast", {"x"}, {"y"}, "widen"), "to", int64_t{::onnx::TensorProto::FLOAT});
+  AddOutput(m, "y", 1);
+  EXPECT_THAT(std::string(Import(m).status().message()),
+              HasSubstr("unsupported ONNX operator 'Cast' (node 'widen' in test.onnx): a cast of "
+                        "a computed int8 tensor to FLOAT"));
 }
 
 // The light models' weights: ConstantOfShape(shape initializer) with a fill value.

@@ -131,6 +131,16 @@ absl::StatusOr<ValueId> NodeContext::Float32(int i) {
   return state_.Materialize(InputName(i), InputOperand(i));
 }
 
+bool KeptElementType(DLDataType t) {
+  return runtime::SameDLType(t, DLDataType{kDLFloat, 64, 1}) ||
+         runtime::SameDLType(t, DLDataType{kDLInt, 32, 1}) ||
+         runtime::SameDLType(t, DLDataType{kDLInt, 64, 1});
+}
+
+absl::StatusOr<ValueId> NodeContext::KeptTypeValue(int i) {
+  return HasInput(i) && KeptElementType(Type(i).dtype) ? Value(i) : Float32(i);
+}
+
 absl::StatusOr<NDArray> NodeContext::Float32Constant(int i) {
   if (!HasInput(i) || !IsConstant(i)) return NDArray();
   const NDArray& c = InputOperand(i).constant;

@@ -20,6 +20,10 @@
 // converter (converters.h) gets.
 namespace tessel::graph::onnx::internal {
 
+// The element types besides float32 that the arithmetic operators (nn::BinaryElementType), cast
+// and reshape compute as they are: float64, int32 and int64.
+bool KeptElementType(DLDataType t);
+
 // A value of the ONNX graph during import: a tensor known at import (an initializer, a Constant
 // node, or what the importer computed from those), or a graph value computed at run time. A
 // known tensor becomes a graph constant only once a graph operator reads it.
@@ -81,6 +85,9 @@ class NodeContext {
   // Input i as a graph value of float32 elements (the element type of every graph operator);
   // Unsupported for another type.
   absl::StatusOr<ValueId> Float32(int i);
+  // Input i as a graph value of its own type where the operators that take it compute that type
+  // as it is (KeptElementType: float64, int32, int64), else as Float32 does.
+  absl::StatusOr<ValueId> KeptTypeValue(int i);
   // Input i as a float32 tensor known at import; a null NDArray (defined() false) when it is
   // absent or computed; Unsupported when it is known but of another element type.
   absl::StatusOr<runtime::NDArray> Float32Constant(int i);

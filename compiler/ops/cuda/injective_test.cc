@@ -1,9 +1,11 @@
-// The GPU injective templates against libtorch: every "<op>.gpu" on a few shapes (broadcasting,
-// odd and prime sizes, 7 x 7 planes, tensors of a million elements and more) with the fallback
-// and 20 random configs on OpenCL (PoCL, on this machine's CPU), the fallback of each through
-// NVRTC and ptxas for sm_90 (skipped without the CUDA toolkit), the knobs the fallback picks,
-// and the argument errors of each family.
+// The GPU injective templates against libtorch: every "<op>.gpu" (cast between float32, float64,
+// int32 and int64 included) on a few shapes (broadcasting, odd and prime sizes, 7 x 7 planes,
+// tensors of a million elements and more) with the fallback and 20 random configs on OpenCL
+// (PoCL, on this machine's CPU), the fallback of each through NVRTC and ptxas for sm_90 (skipped
+// without the CUDA toolkit), the knobs the fallback picks, and the argument errors of each family.
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "compiler/ir/printer.h"
 #include "compiler/ops/nn/elementwise.h"
@@ -105,6 +107,17 @@ std::vector<Case> FallbackCases() {
   cases.push_back({"take", {{"data_shape", {1000, 650}}, {"indices_shape", {35, 1}}}});
   cases.push_back({"take", {{"data_shape", {7, 5, 33}}, {"indices_shape", {4}}, {"axis", 1}}});
   cases.push_back({"take", {{"data_shape", {6, 40}}, {"indices_shape", {3, 5}}, {"axis", -1}}});
+  // Float to integer truncation, the int64 wrap, int64 and float64 loads and stores.
+  for (const auto& [shape, from, to] : std::vector<std::tuple<OpArgs, std::string, std::string>>{
+           {{2, 3, 17}, "float32", "int32"},
+           {{1, 13, 7, 7}, "int64", "float32"},
+           {{1001}, "int32", "int64"},
+           {{3, 7, 29}, "float32", "float64"},
+           {{64, 5}, "int64", "int32"},
+           {{9, 7}, "float64", "int64"},
+       }) {
+    cases.push_back({"cast", {{"shape", shape}, {"from", from}, {"to", to}}});
+  }
   cases.push_back({"batch_norm", {{"n", 1}, {"c", 64}, {"h", 56}, {"w", 56}}});
   cases.push_back({"batch_norm", {{"n", 2}, {"c", 3}, {"h", 7}, {"w", 7}, {"epsilon", 1e-3}}});
   cases.push_back({"batch_norm", {{"n", 1}, {"c", 13}, {"h", 1}, {"w", 1}}});
@@ -134,6 +147,7 @@ std::vector<Case> RandomCases() {
       {"pad", {{"shape", {2, 5, 9}}, {"pad_before", {0, 2, 1}}, {"pad_after", {1, 0, 3}}}},
       {"layout_transform", {{"shape", {2, 16, 3, 5}}, {"src", "NCHW"}, {"dst", "NCHW4c"}}},
       {"take", {{"data_shape", {4, 10, 37}}, {"indices_shape", {3, 2}}, {"axis", 1}}},
+      {"cast", {{"shape", {3, 7, 28}}, {"from", "float32"}, {"to", "int32"}}},
       {"batch_norm", {{"n", 2}, {"c", 5}, {"h", 9}, {"w", 12}}},
   };
 }
@@ -240,6 +254,7 @@ TEST(GpuInjectiveTest, ArgumentErrors) {
   ExpectError("transpose", {{"shape", {2, 3}}, {"axes", {0, 0}}}, "axes");
   ExpectError("take", {{"data_shape", {2, 3}}, {"indices_shape", {4}}, {"axis", 2}}, "axis");
   ExpectError("batch_norm", {{"n", 1}, {"c", 3}, {"h", 4}, {"w", 4}, {"epsilon", -1}}, "epsilon");
+  ExpectError("cast", {{"shape", {2}}, {"from", "float16"}, {"to", "int32"}}, "from");
   // A target without a GPU.
   absl::StatusOr<search::ConfigSpace> space =
       Get("relu").space({{"shape", {4}}}, target::TargetFacts{});

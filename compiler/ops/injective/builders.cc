@@ -17,6 +17,7 @@ const std::vector<InjectiveOperator>& InjectiveOperators() {
                              {"pad", BuildPad},
                              {"layout_transform", BuildLayoutTransform},
                              {"take", BuildTake},
+                             {"cast", BuildCast},
                              {"batch_norm", BuildBatchNorm}});
     return all;
   }();

@@ -41,6 +41,10 @@ absl::StatusOr<InjectiveOp> BuildLayoutTransform(const std::string& name, const 
 // [outer, m, inner] (extent-1 outer and inner dropped).
 absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& args);
 
+// cast (cast_builder.cc): x of `from` as one row of all its elements, converted to `to`
+// (nn/cast.h). Flops 0.
+absl::StatusOr<InjectiveOp> BuildCast(const std::string& name, const OpArgs& args);
+
 // batch_norm (batch_norm_builder.cc): data as [N, C, H * W]; the per-channel scale and shift
 // are root_stages.
 absl::StatusOr<InjectiveOp> BuildBatchNorm(const std::string& name, const OpArgs& args);

@@ -53,6 +53,17 @@ TEST(BuildersTest, ViewsOfEachFamily) {
   EXPECT_EQ(Shape(bn->output), (std::vector<int64_t>{2, 3, 49}));
   EXPECT_EQ(bn->root_stages.size(), 2u);
 
+  // cast reads x of `from` as one row and writes `to`.
+  absl::StatusOr<InjectiveOp> cast =
+      BuildCast("cast.t", {{"shape", {2, 3, 5}}, {"from", "int64"}, {"to", "float32"}});
+  ASSERT_TRUE(cast.ok()) << cast.status();
+  EXPECT_EQ(Shape(cast->output), (std::vector<int64_t>{30}));
+  EXPECT_EQ(cast->inputs[0].dtype(), ir::kInt64);
+  EXPECT_EQ(cast->output.dtype(), ir::kFloat32);
+  EXPECT_EQ(LogicalOutput(*cast, {30}).dtype.code, kDLFloat);
+  EXPECT_EQ(cast->logical_inputs[0].dtype.bits, 64);
+  EXPECT_EQ(cast->logical_output_shape, (std::vector<int64_t>{2, 3, 5}));
+
   // Transposes keep the trailing axes left in place fusable.
   absl::StatusOr<InjectiveOp> tr =
       BuildTranspose("transpose.t", {{"shape", {2, 3, 4, 5}}, {"axes", {1, 0, 2, 3}}});
@@ -71,6 +82,7 @@ TEST(BuildersTest, EveryOperatorBuilds) {
       {"pad", {{"shape", {2, 3}}, {"pad_before", {0, 1}}, {"pad_after", {1, 0}}}},
       {"layout_transform", {{"shape", {1, 32, 4, 4}}, {"src", "NCHW"}, {"dst", "NCHW8c"}}},
       {"take", {{"data_shape", {5, 3}}, {"indices_shape", {4}}}},
+      {"cast", {{"shape", {4, 3}}, {"from", "float32"}, {"to", "int32"}}},
       {"batch_norm", {{"n", 1}, {"c", 4}, {"h", 3}, {"w", 3}}},
   };
   std::set<std::string> seen;
@@ -83,7 +95,7 @@ TEST(BuildersTest, EveryOperatorBuilds) {
     ASSERT_TRUE(op.ok()) << o.op << ": " << op.status();
     EXPECT_EQ(op->inputs.size(), op->logical_inputs.size()) << o.op;
   }
-  EXPECT_EQ(seen.size(), nn::UnaryOps().size() + nn::AllBinaryOps().size() + 8);
+  EXPECT_EQ(seen.size(), nn::UnaryOps().size() + nn::AllBinaryOps().size() + 9);
 }
 
 TEST(BuildersTest, ErrorsNameTheTemplateAndTheKey) {
@@ -103,6 +115,13 @@ TEST(BuildersTest, ErrorsNameTheTemplateAndTheKey) {
   op = BuildTake("take.t", {{"data_shape", {2, 3}}, {"indices_shape", {4}}, {"axis", 2}});
   ASSERT_FALSE(op.ok());
   EXPECT_NE(op.status().message().find("'axis'"), std::string::npos) << op.status().message();
+  op = BuildCast("cast.t", {{"shape", {2}}, {"from", "int32"}, {"to", "bool"}});
+  ASSERT_FALSE(op.ok());
+  EXPECT_EQ(op.status().message(),
+            "cast.t: argument 'to': 'bool' is none of float32, float64, int32, int64");
+  op = BuildCast("cast.t", {{"shape", {2}}, {"to", "int32"}});
+  ASSERT_FALSE(op.ok());
+  EXPECT_NE(op.status().message().find("'from'"), std::string::npos) << op.status().message();
 }
 
 TEST(HostReshapeTest, KeepsTheElementsInOrder) {

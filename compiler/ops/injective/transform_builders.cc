@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "compiler/ir/dl_type.h"
 #include "compiler/ops/injective/builders.h"
 #include "compiler/ops/injective/host_reshape.h"
 #include "compiler/ops/nn/layout.h"
@@ -20,8 +21,9 @@
 namespace tessel::ops::injective {
 namespace {
 
-te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& name) {
-  return te::placeholder(nn::ShapeExprs(shape), ir::kFloat32, name);
+te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& name,
+                       ir::DataType dtype = ir::kFloat32) {
+  return te::placeholder(nn::ShapeExprs(shape), dtype, name);
 }
 
 // One input x of `shape`, the output f(x).
@@ -38,12 +40,14 @@ InjectiveOp Unary(const te::Tensor& x, const std::vector<int64_t>& shape, te::Te
 
 // reshape and flatten: both tensors are contiguous, so the program is a copy of one row of all
 // the elements (prepare and finish reshape).
-InjectiveOp FlatCopy(const std::vector<int64_t>& shape, const std::vector<int64_t>& out_shape) {
+InjectiveOp FlatCopy(const std::vector<int64_t>& shape, const std::vector<int64_t>& out_shape,
+                     ir::DataType dtype = ir::kFloat32) {
   const std::vector<int64_t> flat = {nn::NumElements(shape)};
-  te::Tensor x = Placeholder(flat, "x");
+  te::Tensor x = Placeholder(flat, "x", dtype);
   absl::StatusOr<te::Tensor> copy = nn::Reshape(x, flat);
   TESSEL_CHECK(copy.ok()) << copy.status().message();
   InjectiveOp op = Unary(x, shape, *copy, 1);
+  op.logical_inputs[0].dtype = ir::ToDLType(dtype);
   op.logical_output_shape = out_shape;
   op.prepare = ReshapeArrays({flat});
   op.finish = ReshapeArrays({out_shape});
@@ -137,7 +141,7 @@ absl::StatusOr<InjectiveOp> BuildConcatenate(const std::string& name, const OpAr
 
 absl::StatusOr<InjectiveOp> BuildReshape(const std::string& name, const OpArgs& args) {
   TESSEL_ASSIGN_OR_RETURN(nn::ReshapeArgs a, nn::ReadReshapeArgs(ArgReader(name, args)));
-  return FlatCopy(a.shape, a.out_shape);
+  return FlatCopy(a.shape, a.out_shape, a.dtype);
 }
 
 absl::StatusOr<InjectiveOp> BuildFlatten(const std::string& name, const OpArgs& args) {

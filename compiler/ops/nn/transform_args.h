@@ -25,6 +25,8 @@ absl::StatusOr<ConcatenateArgs> ReadConcatenateArgs(const ArgReader& reader, con
 struct ReshapeArgs {
   std::vector<int64_t> shape, newshape;
   std::vector<int64_t> out_shape;  // newshape resolved (ReshapeShape), non-empty
+  // `dtype`: float32 (the default), float64, int32 or int64: a reshape moves elements of any.
+  ir::DataType dtype = ir::kFloat32;
 };
 absl::StatusOr<ReshapeArgs> ReadReshapeArgs(const ArgReader& reader);
 

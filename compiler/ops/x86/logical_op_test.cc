@@ -149,6 +149,12 @@ std::vector<Case> AcceptedCases() {
       {"take", {{"data_shape", {50, 64}}, {"indices_shape", {12}}}},
       {"take", {{"data_shape", {5, 6, 7}}, {"indices_shape", {2, 3}}, {"axis", -2}}},
       {"take", {{"data_shape", {3, 4}}, {"indices_shape", {2}}, {"axis", 1}}},
+      {"cast", {{"shape", {3, 7, 29}}, {"from", "float32"}, {"to", "int32"}}},
+      {"cast", {{"shape", {5}}, {"from", "int64"}, {"to", "float32"}}},
+      {"cast", {{"shape", {2, 3}}, {"from", "int64"}, {"to", "int32"}}},
+      {"cast", {{"shape", {4, 6}}, {"from", "int32"}, {"to", "float64"}}},
+      {"cast", {{"shape", {7}}, {"from", "int32"}, {"to", "int64"}}},
+      {"cast", {{"shape", {2, 5}}, {"from", "float64"}, {"to", "float64"}}},
   };
   for (const nn::UnaryOp& unary : nn::UnaryOps()) {
     if (std::string(unary.name) == "clip") continue;  // needs min and max
@@ -224,6 +230,8 @@ std::vector<Case> RejectedCases() {
       {"layout_transform", {{"shape", {1, 12, 2, 2}}, {"src", "NCHW"}, {"dst", "NCH"}}},
       {"take", {{"data_shape", {4, 5}}, {"indices_shape", {3}}, {"axis", 2}}},
       {"take", {{"data_shape", {4, 5}}}},
+      {"cast", {{"shape", {2, 3}}, {"from", "bool"}, {"to", "int32"}}},
+      {"cast", {{"shape", {2, 3}}, {"from", "int32"}}},
   };
   return cases;
 }

@@ -1,9 +1,10 @@
-// Data-movement templates: concatenate, reshape, flatten, transpose, pad and layout_transform
-// ("<op>.x86"). Each is one injective output (ops/injective/builders.h) scheduled by
-// injective_schedule.h (knobs inner_axes, vec, unroll, parallel); the inner axes are limited to
-// those along which every input is read contiguously. reshape and flatten are a copy of one flat
-// row, concatenate joins [before, axis, after] views (prepare and finish reshape; free for a
-// graph compiler). Flops: 0 (they only move data; GB/s is their measure).
+// Data-movement templates: concatenate, reshape, flatten, transpose, pad, layout_transform and
+// cast, an element type conversion ("<op>.x86"). Each is one injective output
+// (ops/injective/builders.h) scheduled by injective_schedule.h (knobs inner_axes, vec, unroll,
+// parallel); the inner axes are limited to those along which every input is read contiguously.
+// reshape, flatten and cast work on one flat row, concatenate joins [before, axis, after] views
+// (prepare and finish reshape; free for a graph compiler). Flops: 0 (they only move data; GB/s
+// is their measure).
 #include "compiler/ops/injective/builders.h"
 #include "compiler/ops/x86/injective_schedule.h"
 
@@ -33,6 +34,11 @@ TESSEL_REGISTER_TEMPLATE(
                "layout_transform.x86", "layout_transform",
                "between layouts such as NCHW and NCHW16c, vectorized over the innermost axis",
                injective::BuildLayoutTransform));
+TESSEL_REGISTER_TEMPLATE(
+    "cpu", MakeInjectiveTemplate("cast.x86", "cast",
+                                 "element type conversion (float32, float64, int32, int64) as a "
+                                 "vectorized row",
+                                 injective::BuildCast));
 
 }  // namespace
 }  // namespace tessel::ops::x86

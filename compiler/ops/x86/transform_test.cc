@@ -1,9 +1,17 @@
-// The data-movement templates against libtorch: concatenate, reshape, flatten, transpose, pad
-// and layout_transform on awkward shapes, random configs, and argument errors naming the key.
+// The data-movement templates against libtorch: concatenate, reshape, flatten, transpose, pad,
+// layout_transform and cast on awkward shapes, random configs, and argument errors naming the key;
+// cast also on chosen values against hand-computed results.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "compiler/ops/template.h"
 #include "compiler/ops/testing/op_check.h"
+#include "compiler/runtime/dltype.h"
+#include "compiler/runtime/ndarray.h"
 
 namespace tessel::ops::x86 {
 namespace {
@@ -130,6 +138,96 @@ TEST(TransformTest, LayoutTransform) {
                {{"shape", {1, 2, 5, 7, 16}}, {"src", "NCHW16c"}, {"dst", "NCHW4c"}});
 }
 
+OpArgs Cast(std::vector<int64_t> shape, const std::string& from, const std::string& to) {
+  return {{"shape", shape}, {"from", from}, {"to", to}};
+}
+
+// The fallback program of cast.x86 for args on the test target, compiled; nullopt (and the test
+// stops) where the target does not run here.
+std::optional<std::pair<OpProgram, runtime::Function>> CompiledCast(const OpArgs& args) {
+  const target::Target on = testing::CheckOptions().target;
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(on);
+  EXPECT_TRUE(facts.ok()) << facts.status();
+  if (!facts.ok()) return std::nullopt;
+  absl::StatusOr<Instantiated> inst = InstantiateFallback(Get("cast.x86"), args, *facts);
+  EXPECT_TRUE(inst.ok()) << inst.status();
+  if (!inst.ok()) return std::nullopt;
+  absl::StatusOr<std::optional<runtime::Function>> f = testing::CompileToCheck(inst->program, on);
+  EXPECT_TRUE(f.ok()) << f.status();
+  if (!f.ok() || !f->has_value()) return std::nullopt;
+  return std::make_pair(inst->program, **f);
+}
+
+// Against libtorch's x.to(type), inputs drawn from [-100, 100) (int64 to int32: past int32's
+// range, so the wrap is compared too). The comparison is exact for integer results, so a float
+// to integer cast that rounded instead of truncating fails it; the program's output must also
+// be of the `to` type (libtorch's values would match a float32 result of int32 -> int64).
+TEST(TransformTest, Cast) {
+  const std::vector<OpArgs> cases = {
+      Cast({2, 3, 17}, "float32", "int32"),   Cast({1000}, "int64", "float32"),
+      Cast({7, 11}, "int32", "int64"),        Cast({3, 5, 7}, "float32", "float64"),
+      Cast({4, 33}, "int64", "int32"),        Cast({5, 9}, "float64", "float32"),
+      Cast({6}, "float64", "int64"),          Cast({2, 3}, "int32", "int32"),
+      Cast({1, 64, 7, 7}, "int32", "float32")};
+  ExpectFallback("cast.x86", cases);
+  ExpectRandom("cast.x86", Cast({3, 7, 29}, "float32", "int32"));
+  ExpectRandom("cast.x86", Cast({5, 21}, "int64", "float32"));
+  ExpectRandom("cast.x86", Cast({4, 40}, "int32", "int64"));
+  ExpectRandom("cast.x86", Cast({2, 45}, "float32", "float64"));
+  const target::TargetFacts facts = *target::DescribeTarget(testing::CheckOptions().target);
+  for (const OpArgs& args : cases) {
+    absl::StatusOr<Instantiated> inst = InstantiateFallback(Get("cast.x86"), args, facts);
+    ASSERT_TRUE(inst.ok()) << inst.status();
+    const std::string to = args["to"];
+    EXPECT_EQ(inst->program.args.back().dtype().ToString(), to) << args.dump();
+    ASSERT_EQ(inst->program.logical_outputs.size(), 1u);
+    EXPECT_EQ(runtime::DLTypeToString(inst->program.logical_outputs[0].dtype), to) << args.dump();
+  }
+}
+
+// Independent of libtorch: truncation toward zero on both signs, the int64 wrap, and rounding to
+// the nearest float32.
+TEST(TransformTest, CastOfChosenValues) {
+  {
+    auto c = CompiledCast(Cast({6}, "float32", "int32"));
+    if (!c) return;
+    runtime::NDArray x = runtime::NDArray::Empty({6}, {kDLFloat, 32, 1});
+    const float v[] = {2.7f, -2.7f, 0.5f, -0.5f, 99.99f, -100.0f};
+    std::copy(std::begin(v), std::end(v), x.data<float>());
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        testing::RunLogical(c->first, c->second, {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const int32_t want[] = {2, -2, 0, 0, 99, -100};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[0].data<int32_t>()[i], want[i]) << v[i];
+  }
+  {
+    auto c = CompiledCast(Cast({4}, "int64", "int32"));
+    if (!c) return;
+    runtime::NDArray x = runtime::NDArray::Empty({4}, {kDLInt, 64, 1});
+    const int64_t v[] = {(int64_t{1} << 32) + 5, -(int64_t{1} << 32) - 1, int64_t{1} << 31, -7};
+    std::copy(std::begin(v), std::end(v), x.data<int64_t>());
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        testing::RunLogical(c->first, c->second, {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const int32_t want[] = {5, -1, INT32_MIN, -7};
+    for (int i = 0; i < 4; ++i) EXPECT_EQ((*out)[0].data<int32_t>()[i], want[i]) << v[i];
+  }
+  {
+    auto c = CompiledCast(Cast({3}, "int64", "float32"));
+    if (!c) return;
+    runtime::NDArray x = runtime::NDArray::Empty({3}, {kDLInt, 64, 1});
+    // 2^24 + 1 lies halfway between two float32s: to the even one, 2^24; 2^24 + 3 likewise to
+    // 2^24 + 4.
+    const int64_t v[] = {(int64_t{1} << 24) + 1, (int64_t{1} << 24) + 3, -42};
+    std::copy(std::begin(v), std::end(v), x.data<int64_t>());
+    absl::StatusOr<std::vector<runtime::NDArray>> out =
+        testing::RunLogical(c->first, c->second, {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const float want[] = {16777216.0f, 16777220.0f, -42.0f};
+    for (int i = 0; i < 3; ++i) EXPECT_EQ((*out)[0].data<float>()[i], want[i]) << v[i];
+  }
+}
+
 TEST(TransformTest, ArgumentErrors) {
   ExpectError("concatenate.x86", {{"axis", 0}}, "shapes");
   ExpectError("concatenate.x86", {{"shapes", {{2, 3}, {2}}}, {"axis", 0}}, "shapes");
@@ -171,6 +269,10 @@ TEST(TransformTest, ArgumentErrors) {
               {{"shape", {1, 12, 2, 2}}, {"src", "NCHW"}, {"dst", "NCHW8c"}}, "dst");
   ExpectError("layout_transform.x86", {{"shape", {1, 12, 2, 2}}, {"src", "NCHW"}, {"dst", "NCDW"}},
               "dst");
+  ExpectError("cast.x86", Cast({2, 3}, "float16", "float32"), "from");
+  ExpectError("cast.x86", Cast({2, 3}, "int32", "uint8"), "to");
+  ExpectError("cast.x86", {{"shape", {2, 3}}, {"from", "int32"}}, "to");
+  ExpectError("cast.x86", Cast({2, 0}, "int32", "int64"), "shape");
 }
 
 }  // namespace
