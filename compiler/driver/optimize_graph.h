@@ -12,7 +12,10 @@
 //   3. batch-norm folding (fold_batch_norm.h): conv -> batch_norm becomes conv with scaled
 //      weights -> add of a per-channel bias, other batch_norms a multiply -> add (broadcast
 //      operators, which fuse); its statistics must be constants, which step 2 may have made them;
-//   4. dead code elimination again: folding leaves the nodes it replaced without readers.
+//   4. reshape sinking (sink_reshapes.h): element-wise nodes, softmaxes and keepdims reductions
+//      that read a reshape compute before it, so a matrix product and what follows it fuse
+//      (exported transformers reshape around every MatMul);
+//   5. dead code elimination again: folding leaves the nodes it replaced without readers.
 // Operator fusion is an analysis (fuse_ops.h), run by Compile on the result. The graph's inputs,
 // outputs and the names of kept values do not change, so the result takes the same inputs and
 // gives the same outputs (up to floating-point rounding: folded batch norms are rounded once).
