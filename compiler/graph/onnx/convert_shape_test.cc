@@ -320,6 +320,31 @@ TEST(ConvertShapeTest, CastOfAComputedTensorToAnotherTypeIsUnsupported) {
                         "a computed int8 tensor to FLOAT"));
 }
 
+// Reshape, Squeeze and Unsqueeze keep int64 (an exported attention mask is unsqueezed before its
+// Cast); Transpose computes float32 only, and its refusal names the operator once.
+TEST(ConvertShapeTest, ReshapesKeepInt64AndARefusalIsNamedOnce) {
+  ::onnx::ModelProto m = NewModel(13);
+  AddInput(m, "mask", {2, 3}, ::onnx::TensorProto::INT64);
+  AddInitializer(m, "axes", Int64s({1}, {1}));
+  AddNode(m, "Unsqueeze", {"mask", "axes"}, {"m3"}, "unsqueeze");
+  SetAttr(AddNode(m, "Cast", {"m3"}, {"y"}, "to_float"), "to", int64_t{::onnx::TensorProto::FLOAT});
+  AddOutput(m, "y", 3);
+  absl::StatusOr<std::vector<runtime::NDArray>> y =
+      Evaluate(m, {Int64s({2, 3}, {1, 0, 1, 1, 1, 0})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->at(0).shape(), (std::vector<int64_t>{2, 1, 3}));
+  EXPECT_EQ(Values(y->at(0)), (std::vector<float>{1, 0, 1, 1, 1, 0}));
+
+  ::onnx::ModelProto t = NewModel(13);
+  AddInput(t, "mask", {2, 3}, ::onnx::TensorProto::INT64);
+  SetAttr(AddNode(t, "Transpose", {"mask"}, {"y"}, "swap"), "perm", std::vector<int64_t>{1, 0});
+  AddOutput(t, "y", 2, ::onnx::TensorProto::INT64);
+  const std::string message(Import(t).status().message());
+  EXPECT_THAT(message, HasSubstr("unsupported ONNX operator 'Transpose' (node 'swap'"));
+  EXPECT_EQ(message.find("unsupported ONNX operator"), message.rfind("unsupported ONNX operator"))
+      << message;
+}
+
 // The light models' weights: ConstantOfShape(shape initializer) with a fill value.
 TEST(ConvertShapeTest, ConstantOfShapeWeights) {
   ::onnx::ModelProto m = NewModel(11);

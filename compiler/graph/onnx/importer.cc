@@ -1,5 +1,6 @@
 #include "compiler/graph/onnx/importer.h"
 
+#include <absl/strings/match.h>
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_join.h>
 
@@ -314,6 +315,8 @@ absl::Status NodeContext::Invalid(const std::string& detail) const {
 
 absl::Status NodeContext::Annotate(const absl::Status& s) const {
   if (s.ok()) return s;
+  // Already naming this node (Unsupported's and Invalid's own messages): as it is.
+  if (absl::StrContains(s.message(), absl::StrCat("node '", name_, "'"))) return s;
   if (s.code() == absl::StatusCode::kUnimplemented) return Unsupported(std::string(s.message()));
   return absl::Status(
       s.code(), absl::StrCat(state_.what, ": node '", name_, "' (", op_type(), "): ", s.message()));

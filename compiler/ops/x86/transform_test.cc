@@ -56,13 +56,18 @@ TEST(TransformTest, Concatenate) {
 }
 
 TEST(TransformTest, ReshapeAndFlatten) {
-  ExpectFallback("reshape.x86", {{{"shape", {2, 3, 4, 5}}, {"newshape", {6, -1}}},
-                                 {{"shape", {6, 20}}, {"newshape", {2, 3, 4, 5}}},
-                                 {{"shape", {7, 11}}, {"newshape", {77}}},
-                                 {{"shape", {1, 64, 1, 1}}, {"newshape", {64}}},
-                                 {{"shape", {4, 6}}, {"newshape", {3, 8}}},
-                                 {{"shape", {2, 3, 17}}, {"newshape", {-1, 2, 17}}},
-                                 {{"shape", {13}}, {"newshape", {1, 13, 1}}}});
+  ExpectFallback("reshape.x86",
+                 {{{"shape", {2, 3, 4, 5}}, {"newshape", {6, -1}}},
+                  {{"shape", {6, 20}}, {"newshape", {2, 3, 4, 5}}},
+                  {{"shape", {7, 11}}, {"newshape", {77}}},
+                  {{"shape", {1, 64, 1, 1}}, {"newshape", {64}}},
+                  {{"shape", {4, 6}}, {"newshape", {3, 8}}},
+                  {{"shape", {2, 3, 17}}, {"newshape", {-1, 2, 17}}},
+                  {{"shape", {13}}, {"newshape", {1, 13, 1}}},
+                  // Other element types move as they are (an int64 mask).
+                  {{"shape", {2, 9}}, {"newshape", {2, 1, 1, 9}}, {"dtype", "int64"}},
+                  {{"shape", {3, 5}}, {"newshape", {15}}, {"dtype", "int32"}},
+                  {{"shape", {4, 3}}, {"newshape", {3, 4}}, {"dtype", "float64"}}});
   ExpectRandom("reshape.x86", {{"shape", {4, 6, 10}}, {"newshape", {3, 8, 10}}});
   ExpectRandom("reshape.x86", {{"shape", {5, 21}}, {"newshape", {3, 35}}});
   ExpectFallback("flatten.x86", {{{"shape", {2, 3, 4, 5}}},
@@ -238,6 +243,7 @@ TEST(TransformTest, ArgumentErrors) {
   ExpectError("reshape.x86", {{"shape", {2, 3}}, {"newshape", {-1, -1}}}, "newshape");
   ExpectError("reshape.x86", {{"shape", {2, 3}}, {"newshape", {0, 6}}}, "newshape");
   ExpectError("reshape.x86", {{"newshape", {6}}}, "shape");
+  ExpectError("reshape.x86", {{"shape", {2, 3}}, {"newshape", {6}}, {"dtype", "bool"}}, "dtype");
   ExpectError("flatten.x86", {{"shape", {2, 3}}, {"axis", 3}}, "axis");
   ExpectError("flatten.x86", {{"shape", {2, 3}}, {"axis", -1}}, "axis");
   ExpectError("transpose.x86", {{"shape", {2, 3}}, {"axes", {0, 0}}}, "axes");
