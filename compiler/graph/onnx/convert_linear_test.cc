@@ -146,6 +146,30 @@ TEST(ConvertLinearTest, MatMulShapes) {
   }
 }
 
+// A sequence times a constant weight (nn.Linear of a 3-D input, as PyTorch exports it) is a dense
+// layer by the weight's transpose, and computes the same products.
+TEST(ConvertLinearTest, MatMulByAConstantWeightIsDense) {
+  const NDArray a = Random({2, 3, 4}, 6), w = Random({4, 5}, 7);
+  ::onnx::ModelProto m = NewModel(13);
+  AddInput(m, "a", {2, 3, 4});
+  AddInitializer(m, "w", w);
+  AddNode(m, "MatMul", {"a", "w"}, {"y"});
+  AddOutput(m, "y", 3);
+  absl::StatusOr<Graph> g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status();
+  int dense = 0, matmul = 0;
+  for (const Node& n : g->nodes) {
+    dense += n.op == "dense";
+    matmul += n.op == "matmul";
+  }
+  EXPECT_EQ(dense, 1);
+  EXPECT_EQ(matmul, 0);
+  absl::StatusOr<std::vector<NDArray>> y = Evaluate(m, {a});
+  ASSERT_TRUE(y.ok()) << y.status();
+  const std::vector<float> want = Product(Floats({6, 4}, Values(a)), false, w, false);
+  EXPECT_LT(MaxError((*y)[0], Floats({2, 3, 5}, want)), 1e-5);
+}
+
 // Batch axes broadcast as numpy's: each output batch index reads A and B at that index, 0 along
 // their axes of extent 1 (and missing leading axes).
 TEST(ConvertLinearTest, MatMulBroadcastsBatches) {
