@@ -142,12 +142,7 @@ Outputs Reshape(const std::string& op, const ops::OpArgs& args,
                                      total));
   }
   // Elements of any type cast has (float32 unless `dtype` says otherwise).
-  const absl::StatusOr<std::string> dtype = reader.StringOr("dtype", "float32");
-  if (!dtype.ok()) return dtype.status();
-  ir::DataType type = ir::kFloat32;
-  if (*dtype != "float32") {
-    TESSEL_ASSIGN_OR_RETURN(type, ops::nn::CastElementType(reader, "dtype"));
-  }
+  TESSEL_ASSIGN_OR_RETURN(const ir::DataType type, ops::nn::CastElementTypeOr(reader, "dtype"));
   TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, {{"x", shape, ir::ToDLType(type)}}));
   return std::vector<NDArray>{FromTorch(ToTorch(inputs[0]).reshape(newshape))};
 }

@@ -171,18 +171,20 @@ absl::StatusOr<std::vector<runtime::NDArray>> NetworkInputs(const std::string& n
     const auto [low, high] = index < (*e)->input_ranges.size()
                                  ? (*e)->input_ranges[index]
                                  : std::make_pair((*e)->input_low, (*e)->input_high);
-    if (t.dtype.code == kDLInt && t.dtype.bits == 32) {
+    if (t.dtype.code == kDLInt && (t.dtype.bits == 32 || t.dtype.bits == 64)) {
+      // The same draws at both widths: a model exported with int64 token ids reads the same ids.
       std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>(low),
                                                   static_cast<int32_t>(high) - 1);
-      for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int32_t>()[i] = draw(rng);
-    } else if (t.dtype.code == kDLInt && t.dtype.bits == 64) {
-      // The same draws as int32: a model exported with int64 token ids reads the same ids.
-      std::uniform_int_distribution<int32_t> draw(static_cast<int32_t>(low),
-                                                  static_cast<int32_t>(high) - 1);
-      for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int64_t>()[i] = draw(rng);
+      for (int64_t i = 0; i < a.NumElements(); ++i) {
+        const int32_t id = draw(rng);
+        if (t.dtype.bits == 32) {
+          a.data<int32_t>()[i] = id;
+        } else {
+          a.data<int64_t>()[i] = id;
+        }
+      }
     } else if (t.dtype.code == kDLFloat && t.dtype.bits == 32) {
-      std::uniform_real_distribution<float> draw(static_cast<float>(low),
-                                                 static_cast<float>(high));
+      std::uniform_real_distribution<float> draw(static_cast<float>(low), static_cast<float>(high));
       for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = draw(rng);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("network ", name, ": input '",

@@ -25,6 +25,13 @@ absl::StatusOr<ir::DataType> CastElementType(const ArgReader& reader, const std:
                                  "'", *text, "' is none of float32, float64, int32, int64")));
 }
 
+absl::StatusOr<ir::DataType> CastElementTypeOr(const ArgReader& reader, const std::string& key) {
+  const absl::StatusOr<std::string> text = reader.StringOr(key, "float32");
+  if (!text.ok()) return text.status();
+  if (*text == "float32") return ir::kFloat32;
+  return CastElementType(reader, key);
+}
+
 CastInputRange CastRange(ir::DataType from, ir::DataType to) {
   if (from == ir::kInt64 && to == ir::kInt32) return {-1099511627776.0, 1099511627776.0};  // 2^40
   return {};

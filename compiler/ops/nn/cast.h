@@ -18,6 +18,8 @@ namespace tessel::ops::nn {
 // The element type argument `key` of `reader` names: "float32", "float64", "int32" or "int64"
 // (required). An error names the key and quotes any other text.
 absl::StatusOr<ir::DataType> CastElementType(const ArgReader& reader, const std::string& key);
+// The same for an optional argument: float32 when `key` is absent.
+absl::StatusOr<ir::DataType> CastElementTypeOr(const ArgReader& reader, const std::string& key);
 
 // Where tests draw x from, [low, high): both signs and fractional parts for a float source (so a
 // float to integer cast shows its truncation), and past int32's range for an int64 source cast

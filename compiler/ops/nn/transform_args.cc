@@ -45,11 +45,7 @@ absl::StatusOr<ReshapeArgs> ReadReshapeArgs(const ArgReader& reader) {
   if (!resolved.ok()) return reader.ErrorIn("newshape", resolved.status());
   if (resolved->empty()) return reader.Error("argument 'newshape' must not be empty");
   out.out_shape = *std::move(resolved);
-  const absl::StatusOr<std::string> dtype = reader.StringOr("dtype", "float32");
-  if (!dtype.ok()) return dtype.status();
-  if (*dtype != "float32") {
-    TESSEL_ASSIGN_OR_RETURN(out.dtype, CastElementType(reader, "dtype"));
-  }
+  TESSEL_ASSIGN_OR_RETURN(out.dtype, CastElementTypeOr(reader, "dtype"));
   return out;
 }
 
