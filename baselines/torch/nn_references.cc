@@ -1,4 +1,4 @@
-// Pooling, batch_norm, activations and softmax.
+// Pooling, batch_norm, layer_norm, activations and softmax.
 #include <ATen/ATen.h>
 #include <absl/strings/str_cat.h>
 
@@ -9,6 +9,7 @@
 #include "baselines/torch/inputs.h"
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
+#include "compiler/ops/nn/layer_norm.h"
 #include "compiler/ops/nn/lrn.h"
 #include "compiler/ops/nn/reduce.h"
 #include "compiler/ops/nn/unary.h"
@@ -248,6 +249,18 @@ Outputs Softmax(const std::string& op, const ops::OpArgs& args,
   return std::vector<NDArray>{FromTorch(out)};
 }
 
+Outputs LayerNorm(const std::string& op, const ops::OpArgs& args,
+                  const std::vector<NDArray>& inputs) {
+  TESSEL_ASSIGN_OR_RETURN(const ops::nn::LayerNormAttrs a,
+                          ops::nn::ReadLayerNormAttrs(ops::ArgReader(op, args)));
+  const std::vector<int64_t> normalized = a.normalized_shape();
+  TESSEL_RETURN_IF_ERROR(
+      CheckInputs(op, inputs, {{"x", a.shape}, {"gamma", normalized}, {"beta", normalized}}));
+  const at::Tensor out = at::layer_norm(ToTorch(inputs[0]), normalized, ToTorch(inputs[1]),
+                                        ToTorch(inputs[2]), a.epsilon);
+  return std::vector<NDArray>{FromTorch(out)};
+}
+
 }  // namespace
 
 std::vector<ReferenceEntry> NnReferences() {
@@ -256,6 +269,7 @@ std::vector<ReferenceEntry> NnReferences() {
                                          {"global_avg_pool2d", GlobalPool2d},
                                          {"global_max_pool2d", GlobalPool2d},
                                          {"batch_norm", BatchNorm},
+                                         {"layer_norm", LayerNorm},
                                          {"lrn", Lrn},
                                          {"softmax", Softmax},
                                          {"log_softmax", Softmax}};

@@ -15,7 +15,10 @@
 //   4. reshape sinking (sink_reshapes.h): element-wise nodes, softmaxes and keepdims reductions
 //      that read a reshape compute before it, so a matrix product and what follows it fuse
 //      (exported transformers reshape around every MatMul);
-//   5. dead code elimination again: folding leaves the nodes it replaced without readers.
+//   5. layer-norm fusion (fuse_layer_norm.h): the exporter's reduce_mean, subtract, power,
+//      reduce_mean, add, sqrt, divide, multiply, add become one layer_norm node (after step 4,
+//      so the pattern is matched on the rows the reshapes were sunk to);
+//   6. dead code elimination again: folding leaves the nodes it replaced without readers.
 // Operator fusion is an analysis (fuse_ops.h), run by Compile on the result. The graph's inputs,
 // outputs and the names of kept values do not change, so the result takes the same inputs and
 // gives the same outputs (up to floating-point rounding: folded batch norms are rounded once).

@@ -97,6 +97,10 @@ absl::StatusOr<TestGraph> ConvolutionGraph() {
                     {}, "fc");
   b.Output(b.Op("softmax", {fc}));
   b.Output(b.Op("log_softmax", {fc}));
+  b.Output(b.Op(
+      "layer_norm",
+      {fc, b.Constant("ln.gamma", d.Next({10}, 0.5, 1.5)), b.Constant("ln.beta", d.Next({10}))},
+      {{"epsilon", 1e-5}}, "ln"));
   b.Output(mp);
   return Finish(b, {xv});
 }

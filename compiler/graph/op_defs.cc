@@ -130,7 +130,8 @@ ArgsFn NchwArgs(const std::string& op) {
   };
 }
 
-// One input of any rank: element-wise, softmax and the shape operators.
+// One input of any rank (the first: layer_norm's x): element-wise, softmax, layer_norm and the
+// shape operators.
 ArgsFn ShapeArgs(const std::string& op) {
   return [op](const Types& in, const json& attrs) -> absl::StatusOr<json> {
     return Merge(op, attrs, {{"shape", in[0].shape}});
@@ -216,6 +217,7 @@ std::vector<OpDef> AllOpDefs() {
       Def("global_max_pool2d", P::kOutEWiseFusable, 1, 1, NchwArgs("global_max_pool2d")),
       Def("batch_norm", P::kBroadcast, 5, 5, NchwArgs("batch_norm")),
       Def("lrn", P::kOpaque, 1, 1, NchwArgs("lrn")),
+      Def("layer_norm", P::kOpaque, 3, 3, ShapeArgs("layer_norm")),
       Def("concatenate", P::kInjective, 1, -1, ConcatArgs),
       Def("take", P::kInjective, 2, 2, TakeArgs),
       Def("cast", P::kInjective, 1, 1, CastArgs),

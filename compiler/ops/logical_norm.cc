@@ -1,9 +1,10 @@
-// Logical signatures of the normalizations: batch_norm (inference, NCHW), lrn (NCHW), softmax
-// and log_softmax (along one axis).
+// Logical signatures of the normalizations: batch_norm (inference, NCHW), lrn (NCHW),
+// layer_norm (over trailing axes), softmax and log_softmax (along one axis).
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ops/logical_op_internal.h"
 #include "compiler/ops/nn/batch_norm.h"
+#include "compiler/ops/nn/layer_norm.h"
 #include "compiler/ops/nn/lrn.h"
 #include "compiler/ops/nn/softmax.h"
 #include "compiler/support/status_macros.h"
@@ -53,10 +54,24 @@ absl::StatusOr<LogicalSignature> Lrn(const std::string& op, const OpArgs& args) 
   return LogicalSignature{{SpecOf(x, "x")}, {SpecOf(nn::Lrn(x, a).output, "out")}};
 }
 
+absl::StatusOr<LogicalSignature> LayerNorm(const std::string& op, const OpArgs& args) {
+  ArgReader r(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const nn::LayerNormAttrs a, nn::ReadLayerNormAttrs(r));
+  te::Tensor x = Placeholder(a.shape, "x");
+  te::Tensor gamma = Placeholder(a.normalized_shape(), "gamma");
+  te::Tensor beta = Placeholder(a.normalized_shape(), "beta");
+  absl::StatusOr<nn::LayerNormTensors> ln = nn::LayerNorm(x, gamma, beta, a.axis, a.epsilon);
+  if (!ln.ok()) return r.Error(std::string(ln.status().message()));
+  return LogicalSignature{
+      {SpecOf(x, "x", -4, 4), SpecOf(gamma, "gamma", 0.5, 1.5), SpecOf(beta, "beta")},
+      {SpecOf(ln->output, "out")}};
+}
+
 }  // namespace
 
 void AddNormOps(SignatureTable& table) {
   table["batch_norm"] = BatchNorm;
+  table["layer_norm"] = LayerNorm;
   table["lrn"] = Lrn;
   table["softmax"] = [](const std::string& op, const OpArgs& args) {
     return Softmax(op, args, false);

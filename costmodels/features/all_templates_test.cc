@@ -107,6 +107,7 @@ std::map<std::string, ops::OpArgs>* MakeArgsTable() {
       {"global_max_pool2d.x86", {{"n", 2}, {"c", 7}, {"h", 9}, {"w", 11}}},
       {"softmax.x86", {{"shape", {3, 5, 40}}, {"axis", 1}}},
       {"log_softmax.x86", {{"shape", {3, 75}}}},
+      {"layer_norm.x86", {{"shape", {3, 5, 40}}, {"axis", 1}}},
       {"concatenate.x86", {{"shapes", {{2, 3, 40}, {2, 5, 40}}}, {"axis", 1}}},
       {"reshape.x86", {{"shape", {4, 6, 10}}, {"newshape", {3, 8, 10}}}},
       {"flatten.x86", {{"shape", {3, 7, 5}}, {"axis", 2}}},

@@ -2,6 +2,8 @@
 // LogSoftmax.
 #include <absl/strings/str_cat.h>
 
+#include <algorithm>
+
 #include "compiler/graph/onnx/converters.h"
 #include "compiler/support/status_macros.h"
 
@@ -83,8 +85,8 @@ absl::Status ConvertInstanceNorm(NodeContext& c) {
   return absl::OkStatus();
 }
 
-// Over the axes from `axis` on: scale * standardized(x) + bias, on x seen as [outer, inner]; the
-// scale and bias hold `inner` elements (the normalized shape). The statistics outputs are refused.
+// Over the axes from `axis` on: the layer_norm operator on x seen as [outer, inner]; the scale and
+// bias hold `inner` elements (the normalized shape). The statistics outputs are refused.
 absl::Status ConvertLayerNorm(NodeContext& c) {
   for (int i = 1; i < c.NumOutputs(); ++i) {
     if (c.OutputUsed(i)) return c.Unsupported(absl::StrCat("output ", i, " (the statistics)"));
@@ -99,13 +101,17 @@ absl::Status ConvertLayerNorm(NodeContext& c) {
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d) (d < *axis ? outer : inner) *= xs[d];
   TESSEL_ASSIGN_OR_RETURN(const ValueId x, c.Float32(0));
-  ValueId y = Standardized(c, c.Reshape(x, {outer, inner}, "input_2d"), epsilon);
   TESSEL_ASSIGN_OR_RETURN(const ValueId scale, InputAs(c, 1, inner, {inner}, "scale"));
-  y = c.Op("multiply", {y, scale}, {}, "scaled");
+  ValueId bias = kInvalid;
   if (c.HasInput(2)) {
-    TESSEL_ASSIGN_OR_RETURN(const ValueId bias, InputAs(c, 2, inner, {inner}, "bias"));
-    y = c.Op("add", {y, bias}, {}, "shifted");
+    TESSEL_ASSIGN_OR_RETURN(bias, InputAs(c, 2, inner, {inner}, "bias"));
+  } else {
+    runtime::NDArray zeros = runtime::NDArray::Empty({inner}, DLDataType{kDLFloat, 32, 1});
+    std::fill_n(zeros.data<float>(), inner, 0.0f);
+    bias = c.NewConstant("bias", zeros);
   }
+  const ValueId y = c.Op("layer_norm", {c.Reshape(x, {outer, inner}, "input_2d"), scale, bias},
+                         {{"epsilon", epsilon}});
   c.SetOutput(0, c.Reshape(y, xs, "output"));
   return absl::OkStatus();
 }

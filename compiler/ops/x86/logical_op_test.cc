@@ -168,6 +168,8 @@ std::vector<Case> AcceptedCases() {
     cases.push_back({op, {{"a_shape", {6}}, {"b_shape", {6}}}});
   }
   cases.push_back({"lrn", {{"n", 1}, {"c", 6}, {"h", 3}, {"w", 5}, {"size", 3}}});
+  cases.push_back({"layer_norm", {{"shape", {3, 75}}}});
+  cases.push_back({"layer_norm", {{"shape", {2, 3, 20}}, {"axis", 1}, {"epsilon", 1e-12}}});
   for (const nn::ReduceOp& reduce : nn::ReduceOps()) {
     cases.push_back({reduce.name, {{"shape", {3, 5, 40}}, {"axes", {1}}}});
     cases.push_back({reduce.name, {{"shape", {2, 3, 7}}, {"axes", {1, 2}}, {"keepdims", false}}});
@@ -214,6 +216,8 @@ std::vector<Case> RejectedCases() {
       {"add", {{"a_shape", {2, 3}}, {"b_shape", {4}}}},
       {"softmax", {{"shape", {2, 3}}, {"axis", 2}}},
       {"log_softmax", {{"shape", {2, 3}}, {"axis", -3}}},
+      {"layer_norm", {{"shape", {2, 3}}, {"axis", 2}}},
+      {"layer_norm", {{"shape", {2, 3}}, {"epsilon", -1e-5}}},
       {"concatenate", {{"shapes", {{2, 3}, {2}}}, {"axis", 0}}},
       {"concatenate", {{"shapes", {{2, 3}, {3, 3}}}, {"axis", 1}}},
       {"concatenate", {{"shapes", {{2, 3}}}, {"axis", 2}}},
