@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -163,8 +164,9 @@ TEST(CommandsTest, BenchOpsOnCudaWithoutAGpuPrintsEachKernelsResources) {
   if (o.out.find("none run or timed") == std::string::npos) GTEST_SKIP() << "a GPU is here";
   EXPECT_NE(o.out.find("regs  shared B  spill st  spill ld"), std::string::npos) << o.out;
   EXPECT_TRUE(std::regex_search(
-      o.out, std::regex("\nC1 +0\\.236 conv2d_direct\\.gpu +fallback +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ "
-                        "+- +- +not run\n")))
+      o.out,
+      std::regex("\nC1 +0\\.236 conv2d_direct\\.gpu +fallback +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ "
+                 "+- +- +not run\n")))
       << o.out;
   EXPECT_NE(o.out.find("2 of 2 layers built (NVRTC, then ptxas for sm_90"), std::string::npos)
       << o.out;
@@ -176,9 +178,11 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
     std::string err;
   };
   const Case cases[] = {
-      {{"bench"}, "tessel bench: 'bench' needs a benchmark name: gemm, ops, model or schedules\n"},
+      {{"bench"},
+       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, nightly or schedules\n"},
       {{"bench", "conv"},
-       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model or schedules, not 'conv'\n"},
+       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, nightly or schedules, not "
+       "'conv'\n"},
       {{"bench", "ops", "--suite", "table3"},
        "tessel bench: --suite 'table3' is not a suite; known: table2\n"},
       {{"bench", "ops", "--layers", "C1,C13"},
@@ -207,6 +211,14 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
        "tessel bench: --threads must be between 1 and 1024, got 0\n"},
       {{"bench", "gemm", "--repeat", "2"},
        "tessel bench: --repeat must be between 5 and 1000, got 2\n"},
+      {{"bench", "nightly", "--plant", "fast"},
+       "tessel bench: --plant: 'fast' is not a plantable regression; known: poor_config, "
+       "unfused, slow_compile\n"},
+      {{"bench", "nightly", "--threads", "0"},
+       "tessel bench: --threads must be between 1 and 1024, got 0\n"},
+      {{"bench", "nightly", "tonight"}, "tessel bench: bench nightly: unexpected word 'tonight'\n"},
+      {{"bench", "nightly", "--plant", "unfused", "--update-baseline"},
+       "tessel bench: --plant and --update-baseline: a planted run is never a baseline\n"},
       {{"quickstart", "--fast", "1"},
        "tessel quickstart: 'quickstart' does not take '--fast' (it takes --out)\n"},
       {{"bench", "schedules", "--fast", "1"},
@@ -223,6 +235,47 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
     }
     EXPECT_TRUE(o.out.empty()) << o.out;
   }
+}
+
+// A bad baseline or history is named before anything is measured, and nothing is written.
+TEST(CommandsTest, BenchNightlyNamesABadBaselineOrHistoryBeforeMeasuring) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/nightly_files";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  const std::string corrupt = write("corrupt.json", "{\"date\": ");
+  const std::string other_cpu =
+      write("other_cpu.json",
+            R"({"date": "2026-11-26T00:00:00Z", "commit": "abc", "state": "clean", "suite": "quick",
+          "machine": "a 4004", "cpu": "i4004", "threads": 2, "versions": {}, "figures": []})");
+  const std::string bad_history = write("history.jsonl", "{}\nnot json\n");
+  const std::string out = dir + "/out";
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;  // the start of the message
+  };
+  const std::vector<Case> cases = {
+      {{"bench", "nightly", "--quick", "--baseline", corrupt, "--history", dir + "/none.jsonl",
+        "--out", out},
+       "tessel bench: " + corrupt},
+      {{"bench", "nightly", "--quick", "--baseline", other_cpu, "--history", dir + "/none.jsonl",
+        "--out", out},
+       "tessel bench: " + other_cpu +
+           ": a baseline of the quick suite on i4004 with 2 threads "
+           "cannot judge the quick suite on "},
+      {{"bench", "nightly", "--quick", "--history", bad_history, "--out", out},
+       "tessel bench: " + bad_history + ":1"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = RunTessel(c.args);
+    EXPECT_NE(o.exit_code, 0);
+    EXPECT_EQ(o.err.substr(0, c.err.size()), c.err) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/none.jsonl"));
 }
 
 }  // namespace

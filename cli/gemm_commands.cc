@@ -12,7 +12,7 @@
 #include "compiler/target/host_target.h"
 #include "experiments/bench_target.h"
 #include "experiments/gemm_job.h"
-#include "experiments/side_process.h"
+#include "experiments/side_benches.h"
 #include "hardware/host/fma_peak.h"
 
 namespace tessel::cli {
@@ -41,40 +41,17 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
   }
   shape = {*m, *n, *k};
   if (absl::Status s = experiments::CheckGemmJob(shape, *threads); !s.ok()) return s;
-  // Each side in a timing worker of its own (experiments/side_process.h): OpenBLAS's threads
-  // spin after each call, and would run into ours in one process.
-  const nlohmann::json common = {
-      {"kind", "gemm"}, {"m", shape.m}, {"n", shape.n}, {"k", shape.k}, {"threads", *threads}};
-  nlohmann::json ours_request = common, blas_request = common;
-  ours_request["side"] = "tessel";
-  blas_request["side"] = "openblas";
-  absl::StatusOr<std::unique_ptr<experiments::SideProcess>> ours =
-      experiments::SideProcess::Start("tessel", ours_request);
-  if (!ours.ok()) return ours.status();
-  absl::StatusOr<std::unique_ptr<experiments::SideProcess>> blas =
-      experiments::SideProcess::Start("openblas", blas_request);
-  if (!blas.ok()) return blas.status();
-  if (absl::Status s = experiments::CompareGemmOutputs((*ours)->outputs().at(0),
-                                                       (*blas)->outputs().at(0), shape.k);
-      !s.ok()) {
-    return s;
-  }
-  out << experiments::BenchMetadata(target::NativeTarget(), static_cast<int>(*threads));
-  out << absl::StrFormat("gemm %dx%dx%d fp32; compile %.0f ms; output matches OpenBLAS\n", shape.m,
-                         shape.n, shape.k, (*ours)->info().value("compile_seconds", 0.0) * 1e3);
   experiments::RoundRobinOptions options;
   options.repeat = static_cast<int>(*repeat);
   options.warmup = 2;
   options.min_repeat_ms = 100;
-  absl::StatusOr<std::vector<experiments::SideTiming>> timed =
-      experiments::TimeRoundRobin({ours->get(), blas->get()}, options);
-  if (!timed.ok()) return timed.status();
-  const double mine = runtime::Median((*timed)[0].seconds);
-  const double theirs = runtime::Median((*timed)[1].seconds);
-  std::vector<double> ratios;
-  for (size_t i = 0; i < (*timed)[0].seconds.size(); ++i) {
-    ratios.push_back((*timed)[1].seconds[i] / (*timed)[0].seconds[i]);
-  }
+  absl::StatusOr<experiments::GemmComparison> c =
+      experiments::CompareGemm(shape, static_cast<int>(*threads), options);
+  if (!c.ok()) return c.status();
+  const double mine = c->timing.ours_ms / 1e3, theirs = c->timing.theirs_ms / 1e3;
+  out << experiments::BenchMetadata(target::NativeTarget(), static_cast<int>(*threads));
+  out << absl::StrFormat("gemm %dx%dx%d fp32; compile %.0f ms; output matches OpenBLAS\n", shape.m,
+                         shape.n, shape.k, c->compile_ms);
   out << absl::StrFormat("tessel:   median %8.3f ms  %7.1f GFLOPS\n", mine * 1e3,
                          shape.Gflop() / mine);
   out << absl::StrFormat("openblas: median %8.3f ms  %7.1f GFLOPS\n", theirs * 1e3,
@@ -83,8 +60,8 @@ absl::Status BenchGemm(std::span<const std::string> args, std::ostream& out) {
       "(%d interleaved repeats after warm-up, each side in a process of its own and timed while "
       "the other is idle: the idle side used at most %.1f%% of a core; ratio = median of "
       "per-repeat openblas time / tessel time)\n",
-      options.repeat, 100 * std::max((*timed)[0].max_interference, (*timed)[1].max_interference));
-  out << absl::StrFormat("tessel/openblas = %.3f\n", runtime::Median(ratios));
+      options.repeat, 100 * c->timing.interference);
+  out << absl::StrFormat("tessel/openblas = %.3f\n", c->timing.ratio);
   return absl::OkStatus();
 }
 

@@ -18,20 +18,12 @@
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
 #include "experiments/bench_target.h"
-#include "experiments/side_process.h"
+#include "experiments/side_benches.h"
 #include "search/records/apply_history_best.h"
 #include "workloads/table2.h"
 
 namespace tessel::cli {
 namespace {
-
-struct Row {
-  std::string layer, template_name, correct;
-  std::string config;  // with a tuning log: "tuned" or "fallback"
-  double gflop = 0, ours_ms = 0, dnnl_ms = 0, ratio = 0;
-  double interference = 0;  // the most CPU the idle side used while the other was timed
-  bool conv = true;         // C layer (else D)
-};
 
 // The layers named by --layers (all of the suite when empty), in the suite's order.
 absl::StatusOr<std::vector<workloads::Layer>> ChooseLayers(const std::string& names) {
@@ -48,81 +40,20 @@ absl::StatusOr<std::vector<workloads::Layer>> ChooseLayers(const std::string& na
   return chosen;
 }
 
-// Winograd's F(4x4, 3x3) transforms add rounding: a looser bound than a direct sum's.
-ops::Tolerance ToleranceFor(const std::string& template_name) {
-  if (template_name.find("winograd") != std::string::npos) return {1e-2, 1e-2};
-  return {2e-3, 2e-3};
-}
-
-// history: tuned configs, looked up by the layer's task (tessel tune resolves its target as this
-// benchmark does); null for the fallback configs. Ours and oneDNN each run in a timing worker of
-// their own (experiments/side_process.h), on the same inputs; the output is checked against
-// libtorch here after the timing.
-absl::StatusOr<Row> BenchLayer(const workloads::Layer& layer, const target::TargetFacts& facts,
-                               int threads, const experiments::RoundRobinOptions& timer,
-                               const search::ApplyHistoryBest* history) {
-  Row row;
-  row.layer = layer.name;
-  row.conv = layer.kind == workloads::LayerKind::kConv;
-  row.gflop = workloads::Gflop(layer);
-  const ops::OpArgs args = workloads::Conv2dArgs(layer);
-  TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::SelectTemplate("conv2d", args, facts));
-  row.template_name = t->name;
-  nlohmann::json config = nullptr;  // the fallback
-  if (history != nullptr) {
-    search::Task task{.template_name = row.template_name, .args = args, .target = facts.target};
-    TESSEL_ASSIGN_OR_RETURN(ops::Instantiated fallback, ops::InstantiateFallback(*t, args, facts));
-    config = history->Query(task, fallback.space, fallback.config).ToJson();
-    row.config = history->Best(task.Key()) ? "tuned" : "fallback";
-  }
-  const nlohmann::json common = {{"kind", "conv2d"}, {"args", args}, {"threads", threads}};
-  nlohmann::json ours_request = common;
-  ours_request.update({{"side", "tessel"},
-                       {"template", row.template_name},
-                       {"config", config},
-                       {"seed", 1},
-                       {"target", facts.target.ToString()}});
-  const std::string where = absl::StrCat(layer.name, ": ");
-  TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<experiments::SideProcess> ours,
-                          experiments::SideProcess::Start(where + "tessel", ours_request));
-  nlohmann::json dnnl_request = common;
-  dnnl_request.update(
-      {{"side", "onednn"},
-       {"inputs", {ours->data_dir() + "/input_0.npy", ours->data_dir() + "/input_1.npy"}}});
-  TESSEL_ASSIGN_OR_RETURN(std::unique_ptr<experiments::SideProcess> dnnl,
-                          experiments::SideProcess::Start(where + "oneDNN", dnnl_request));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<experiments::SideTiming> timed,
-                          experiments::TimeRoundRobin({ours.get(), dnnl.get()}, timer));
-  row.ours_ms = runtime::Median(timed[0].seconds) * 1e3;
-  row.dnnl_ms = runtime::Median(timed[1].seconds) * 1e3;
-  std::vector<double> ratios;
-  for (size_t i = 0; i < timed[0].seconds.size(); ++i) {
-    ratios.push_back(timed[1].seconds[i] / timed[0].seconds[i]);
-  }
-  row.ratio = runtime::Median(ratios);
-  row.interference = std::max(timed[0].max_interference, timed[1].max_interference);
-
-  TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> want,
-                          baselines::TorchReference("conv2d", args, ours->inputs()));
-  const absl::Status check =
-      ops::CompareOutputs(ours->outputs(), want, ToleranceFor(row.template_name));
-  row.correct = check.ok() ? "yes" : std::string("NO: ") + std::string(check.message());
-  return row;
-}
-
 }  // namespace
 
 absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
-  TESSEL_ASSIGN_OR_RETURN(Flags flags,
-                          Flags::Parse("bench ops", args,
-                                       {{"suite", "operator suite: table2"},
-                                        {"target", "llvm target (default llvm: this host's CPU), or cuda / opencl"},
-                                        {"threads", "threads for both sides"},
-                                        {"layers", "comma-separated layer names (default: all)"},
-                                        {"repeat", "timed repeats (>= 5)"},
-                                        {"log",
-                                         "tuning logs, comma-separated: the best config per layer "
-                                         "instead of the fallback (tessel tune / experiment)"}}));
+  TESSEL_ASSIGN_OR_RETURN(
+      Flags flags,
+      Flags::Parse("bench ops", args,
+                   {{"suite", "operator suite: table2"},
+                    {"target", "llvm target (default llvm: this host's CPU), or cuda / opencl"},
+                    {"threads", "threads for both sides"},
+                    {"layers", "comma-separated layer names (default: all)"},
+                    {"repeat", "timed repeats (>= 5)"},
+                    {"log",
+                     "tuning logs, comma-separated: the best config per layer "
+                     "instead of the fallback (tessel tune / experiment)"}}));
   const std::string suite = flags.String("suite", "table2");
   if (suite != "table2") {
     return absl::InvalidArgumentError(
@@ -143,8 +74,8 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   TESSEL_ASSIGN_OR_RETURN(int64_t threads, flags.Int("threads", 1));
   TESSEL_ASSIGN_OR_RETURN(int64_t repeat, flags.Int("repeat", 7));
   if (gpu && !flags.String("threads", "").empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--threads applies to CPU targets; --target '", target_text, "' runs on a GPU"));
+    return absl::InvalidArgumentError(absl::StrCat("--threads applies to CPU targets; --target '",
+                                                   target_text, "' runs on a GPU"));
   }
   if (threads < 1 || threads > 1024) {
     return absl::InvalidArgumentError(
@@ -157,11 +88,10 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   TESSEL_ASSIGN_OR_RETURN(std::vector<workloads::Layer> layers,
                           ChooseLayers(flags.String("layers", "")));
   if (gpu) {
-    return BenchGpuOps(*gpu_target, layers,
-                       {.repeat = static_cast<int>(repeat),
-                        .history = history ? &*history : nullptr,
-                        .log = log},
-                       out);
+    return BenchGpuOps(
+        *gpu_target, layers,
+        {.repeat = static_cast<int>(repeat), .history = history ? &*history : nullptr, .log = log},
+        out);
   }
   TESSEL_ASSIGN_OR_RETURN(const target::Target target, HostTargetFlag(target_text));
   runtime::ThreadPool::Global().SetNumThreads(static_cast<int>(threads));
@@ -192,16 +122,20 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   double interference = 0;
   bool all_correct = true;
   for (const workloads::Layer& layer : layers) {
-    TESSEL_ASSIGN_OR_RETURN(Row row, BenchLayer(layer, facts, static_cast<int>(threads), timer,
-                                                history ? &*history : nullptr));
+    TESSEL_ASSIGN_OR_RETURN(
+        const experiments::LayerComparison row,
+        experiments::CompareLayer(
+            layer, facts, static_cast<int>(threads), timer,
+            {.history = history ? &*history : nullptr, .forced_config = nullptr}));
     out << absl::StrFormat("%-5s %7.3f %-28s %9.3f %9.3f %6.2f %5.1f  %s%s\n", row.layer, row.gflop,
-                           row.template_name, row.ours_ms, row.dnnl_ms, row.ratio,
-                           row.interference * 100, config_column(row.config), row.correct);
+                           row.template_name, row.timing.ours_ms, row.timing.theirs_ms,
+                           row.timing.ratio, row.timing.interference * 100,
+                           config_column(row.config), row.correct);
     out.flush();
-    all.push_back(row.ratio);
-    (row.conv ? conv : depthwise).push_back(row.ratio);
+    all.push_back(row.timing.ratio);
+    (row.conv ? conv : depthwise).push_back(row.timing.ratio);
     all_correct = all_correct && row.correct == "yes";
-    interference = std::max(interference, row.interference);
+    interference = std::max(interference, row.timing.interference);
   }
   out << absl::StrFormat(
       "\n(%d interleaved repeats after warm-up, each side in a process of its own and timed while "

@@ -1,0 +1,82 @@
+// The verdict on the real suite, end to end: a small suite (one Table 2 layer, one network's
+// kernels, ResNet-18's compile time) run as the baseline, again unchanged (it passes), and with
+// each regression planted (a template forced to a poor config, the network compiled unfused, a
+// compile twice as slow): the verdict names each, with old and new values.
+#include <absl/strings/str_join.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <sstream>
+
+#include "experiments/nightly/suite.h"
+#include "experiments/nightly/verdict.h"
+#include "experiments/test_files.h"
+
+namespace tessel::experiments::nightly {
+namespace {
+
+SuiteOptions Small() {
+  SuiteOptions o;
+  o.quick = true;
+  o.threads = 2;
+  o.results_dir = "no_committed_logs";  // fallback configs: the test needs no tuning log
+  o.work_dir = testing::TestOutDir("planted");
+  o.only = {"table2/C6", "steps/mobilenet_v1", "compile/resnet18"};
+  return o;
+}
+
+Record RunSmall(const SuiteOptions& o) {
+  std::ostringstream progress;
+  absl::StatusOr<Record> r = RunSuite(o, progress);
+  EXPECT_TRUE(r.ok()) << r.status() << "\n" << progress.str();
+  return r.ok() ? *r : Record();
+}
+
+const FigureVerdict* Find(const Verdict& v, const std::string& name) {
+  for (const FigureVerdict& f : v.figures) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+TEST(PlantedRegressionsTest, TheVerdictNamesEachAndPassesAnUnchangedRun) {
+  const SuiteOptions options = Small();
+  const Record baseline = RunSmall(options);
+  ASSERT_EQ(baseline.figures.size(), 3u);
+  const std::vector<Record> history = {baseline};
+
+  const Record unchanged = RunSmall(options);
+  absl::StatusOr<Verdict> same = Judge(unchanged, baseline, history);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->passed) << absl::StrJoin(FailureLines(*same), "\n");
+
+  struct Plant {
+    std::function<void(Plants&)> set;
+    std::string figure;
+  };
+  const std::vector<Plant> plants = {
+      {[](Plants& p) { p.poor_config = true; }, "table2/C6"},
+      {[](Plants& p) { p.unfused = true; }, "steps/mobilenet_v1"},
+      {[](Plants& p) { p.slow_compile = true; }, "compile/resnet18"},
+  };
+  for (const Plant& plant : plants) {
+    SuiteOptions planted = options;
+    plant.set(planted.plants);
+    planted.only = {plant.figure};
+    const Record bad = RunSmall(planted);
+    Record judged_against = baseline;  // the planted run measures one figure: judge that one
+    std::erase_if(judged_against.figures, [&](const Figure& f) { return f.name != plant.figure; });
+    absl::StatusOr<Verdict> v = Judge(bad, judged_against, history);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->passed) << plant.figure;
+    const FigureVerdict* f = Find(*v, plant.figure);
+    ASSERT_NE(f, nullptr) << plant.figure;
+    EXPECT_EQ(f->status, FigureStatus::kRegressed)
+        << plant.figure << ": " << f->old_value << " -> " << f->new_value;
+    const std::string lines = absl::StrJoin(FailureLines(*v), "\n");
+    EXPECT_NE(lines.find("regression: " + plant.figure), std::string::npos) << lines;
+  }
+}
+
+}  // namespace
+}  // namespace tessel::experiments::nightly
