@@ -182,6 +182,10 @@ absl::Status BenchNightly(std::span<const std::string> args, std::ostream& out) 
     TESSEL_ASSIGN_OR_RETURN(const nightly::Record merged, nightly::BaselineFromRuns(runs));
     TESSEL_RETURN_IF_ERROR(nightly::WriteBaseline(baseline_path, merged));
     out << "baseline " << baseline_path << " updated: the median of " << runs.size() << " run(s)\n";
+    if (runs.size() < 3) {
+      out << "warning: a baseline of fewer than 3 runs is their mean, which one disturbed run "
+             "(a busy machine) moves; update it again after more runs\n";
+    }
     return absl::OkStatus();
   }
   if (!verdict) return absl::OkStatus();
