@@ -11,6 +11,7 @@
 
 #include "compiler/support/atomic_file.h"
 #include "experiments/nightly/record.h"
+#include "experiments/nightly/test_records.h"
 #include "experiments/test_files.h"
 
 namespace tessel::experiments::nightly {
@@ -24,23 +25,12 @@ bool HasMatplotlib() {
 
 Figure Fig(const std::string& name, const std::string& family, const std::string& unit,
            double value) {
-  Figure f;
-  f.name = name;
-  f.family = family;
-  f.unit = unit;
-  f.higher_is_better = unit == "x";
-  f.value = value;
-  return f;
+  return testing::TestFigure(name, family, unit, unit == "x", value);
 }
 
 Record Night(int i) {
-  Record r;
-  r.date = absl::StrFormat("2024-05-0%dT02:00:00Z", i + 1);
-  r.commit = absl::StrFormat("c%d0ffee", i);
-  r.state = "clean";
-  r.suite = "quick";
-  r.machine = "AMD EPYC 7B13";
-  r.cpu = "znver3";
+  Record r = testing::TestRecord(absl::StrFormat("c%d0ffee", i),
+                                 absl::StrFormat("2024-05-0%dT02:00:00Z", i + 1));
   r.figures = {Fig("network/resnet18", "networks", "x", 2.0 - 0.1 * i),
                Fig("network/dqn", "networks", "x", 0.9 + 0.05 * i),
                Fig("gemm_1024", "gemm", "x", 1.3),

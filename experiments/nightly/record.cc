@@ -216,6 +216,16 @@ absl::Status WriteBaseline(const std::string& path, const Record& r) {
   return support::WriteFileAtomically(path, Dump(ToJson(r), 2) + "\n");
 }
 
+Figure MakeFigure(const std::string& name, const std::string& family, const std::string& unit,
+                  bool higher_is_better) {
+  Figure f;
+  f.name = name;
+  f.family = family;
+  f.unit = unit;
+  f.higher_is_better = higher_is_better;
+  return f;
+}
+
 double Median(std::vector<double> values) {
   if (values.empty()) return kNaN;
   const size_t mid = values.size() / 2;

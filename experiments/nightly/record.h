@@ -29,6 +29,10 @@ struct Figure {
   nlohmann::json absolute = nlohmann::json::object();
 };
 
+// A figure of value 0, without repeats or absolute times: the caller measures the rest.
+Figure MakeFigure(const std::string& name, const std::string& family, const std::string& unit,
+                  bool higher_is_better);
+
 struct Record {
   std::string date;     // UTC, ISO 8601
   std::string commit;   // short hash (build_info.h), "unknown" outside git

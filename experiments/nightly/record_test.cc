@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "compiler/support/atomic_file.h"
+#include "experiments/nightly/test_records.h"
 #include "experiments/test_files.h"
 
 namespace tessel::experiments::nightly {
@@ -20,27 +21,13 @@ using ::tessel::experiments::testing::ReadFile;
 using ::tessel::experiments::testing::TestOutDir;
 
 Record Sample(const std::string& commit) {
-  Record r;
-  r.date = "2024-05-01T02:00:00Z";
-  r.commit = commit;
-  r.state = "clean";
-  r.suite = "quick";
-  r.machine = "AMD EPYC 7B13";
-  r.cpu = "znver3";
-  r.threads = 2;
+  Record r = testing::TestRecord(commit, "2024-05-01T02:00:00Z");
   r.versions = {{"onednn", "3.1.1"}, {"libtorch", "2.1.0"}};
-  Figure gemm;
-  gemm.name = "gemm_1024";
-  gemm.family = "gemm";
-  gemm.unit = "x";
+  Figure gemm = MakeFigure("gemm_1024", "gemm", "x", true);
   gemm.value = 1.31;
   gemm.repeats = {1.30, 1.31, 1.33};
   gemm.absolute = {{"tessel_ms", 3.1}, {"openblas_ms", 4.06}};
-  Figure compile;
-  compile.name = "compile/resnet18";
-  compile.family = "compile";
-  compile.unit = "s";
-  compile.higher_is_better = false;
+  Figure compile = MakeFigure("compile/resnet18", "compile", "s", false);
   compile.value = 12.5;
   r.figures = {gemm, compile};
   return r;

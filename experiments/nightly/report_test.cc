@@ -5,31 +5,20 @@
 
 #include <set>
 
+#include "experiments/nightly/test_records.h"
+
 namespace tessel::experiments::nightly {
 namespace {
 
 Figure Fig(const std::string& name, const std::string& family, const std::string& unit,
            bool higher_is_better, double value, nlohmann::json absolute) {
-  Figure f;
-  f.name = name;
-  f.family = family;
-  f.unit = unit;
-  f.higher_is_better = higher_is_better;
-  f.value = value;
-  f.repeats = {value * 0.99, value, value * 1.01};
+  Figure f = testing::TestFigure(name, family, unit, higher_is_better, value, {0.99, 1.0, 1.01});
   f.absolute = std::move(absolute);
   return f;
 }
 
 Record Base() {
-  Record r;
-  r.date = "2024-05-01T02:00:00Z";
-  r.commit = "abc123";
-  r.state = "clean";
-  r.suite = "quick";
-  r.machine = "AMD EPYC 7B13";
-  r.cpu = "znver3";
-  r.threads = 2;
+  Record r = testing::TestRecord("abc123", "2024-05-01T02:00:00Z");
   r.versions = {{"onednn", "3.1.1"}, {"libtorch", "2.1.0"}};
   r.figures = {
       Fig("network/resnet18", "networks", "x", true, 2.01,

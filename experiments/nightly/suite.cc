@@ -109,19 +109,9 @@ class Suite {
     record_.figures.push_back(std::move(f));
   }
 
-  static Figure NewFigure(const std::string& name, const std::string& family,
-                          const std::string& unit, bool higher_is_better) {
-    Figure f;
-    f.name = name;
-    f.family = family;
-    f.unit = unit;
-    f.higher_is_better = higher_is_better;
-    return f;
-  }
-
   static Figure Ratio(const std::string& name, const std::string& family, const SideComparison& c,
                       const std::string& theirs) {
-    Figure f = NewFigure(name, family, "x", true);
+    Figure f = MakeFigure(name, family, "x", true);
     f.value = c.ratio;
     f.repeats = c.ratios;
     f.absolute = {{"tessel_ms", c.ours_ms}, {theirs + "_ms", c.theirs_ms}};
@@ -231,7 +221,7 @@ class Suite {
       if (!c.ok()) return Named(figure, c.status());
       const VariantTiming& base = c->variants[0];
       const VariantTiming& ours = c->variants[1];
-      Figure f = NewFigure(figure, "networks", "x", true);
+      Figure f = MakeFigure(figure, "networks", "x", true);
       f.value = PairedSpeedup(base, ours);
       for (size_t i = 0; i < ours.seconds.size(); ++i) {
         f.repeats.push_back(base.seconds[i] / ours.seconds[i]);
@@ -266,13 +256,13 @@ class Suite {
     absl::StatusOr<driver::CompiledModel> m = driver::Compile(g, target_, nullptr, options);
     if (!m.ok()) return Named(steps, m.status());
     if (Wanted(steps)) {
-      Figure f = NewFigure(steps, "steps", "steps", false);
+      Figure f = MakeFigure(steps, "steps", "steps", false);
       f.value = static_cast<double>(m->steps.size());
       f.absolute = {{"fused_steps", m->NumFusedSteps()}, {"graph_nodes", g.nodes.size()}};
       Add(std::move(f));
     }
     if (Wanted(memory)) {
-      Figure f = NewFigure(memory, "memory", "MB", false);
+      Figure f = MakeFigure(memory, "memory", "MB", false);
       f.value = static_cast<double>(m->memory.peak_bytes) / 1e6;
       f.absolute = {{"naive_mb", static_cast<double>(m->memory.naive_bytes) / 1e6}};
       Add(std::move(f));
@@ -294,7 +284,7 @@ class Suite {
     driver::CompileOptions options;
     options.run_threads = o_.threads;
     options.threads = o_.threads;
-    Figure f = NewFigure(figure, "compile", "s", false);
+    Figure f = MakeFigure(figure, "compile", "s", false);
     const int repeats = o_.quick ? 3 : 5;
     for (int i = 0; i < repeats; ++i) {
       const auto start = std::chrono::steady_clock::now();
@@ -335,11 +325,11 @@ class Suite {
     const double minutes =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     TESSEL_ASSIGN_OR_RETURN(double best, FinalSpeedup(runner.out_dir + "/summary.csv"));
-    Figure best_figure = NewFigure(speedup, "tuning", "x", true);
+    Figure best_figure = MakeFigure(speedup, "tuning", "x", true);
     best_figure.value = best;
     best_figure.absolute = {{"trials", trials}};
     Add(std::move(best_figure));
-    Figure rate_figure = NewFigure(rate, "tuning", "trials/min", true);
+    Figure rate_figure = MakeFigure(rate, "tuning", "trials/min", true);
     rate_figure.value = trials / minutes;
     rate_figure.absolute = {{"minutes", minutes}};
     Add(std::move(rate_figure));

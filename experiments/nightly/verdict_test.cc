@@ -11,33 +11,21 @@
 #include <limits>
 #include <random>
 
+#include "experiments/nightly/test_records.h"
+
 namespace tessel::experiments::nightly {
 namespace {
 
 // A figure measured in 5 repeats within +-1% of its value.
 Figure Fig(const std::string& name, const std::string& family, const std::string& unit,
            bool higher_is_better, double value) {
-  Figure f;
-  f.name = name;
-  f.family = family;
-  f.unit = unit;
-  f.higher_is_better = higher_is_better;
-  f.value = value;
-  for (double r : {0.99, 0.995, 1.0, 1.005, 1.01}) f.repeats.push_back(value * r);
-  return f;
+  return testing::TestFigure(name, family, unit, higher_is_better, value,
+                             {0.99, 0.995, 1.0, 1.005, 1.01});
 }
 
 Record Night(const std::string& commit, std::vector<Figure> figures) {
-  Record r;
-  r.date = absl::StrFormat("2024-05-01T02:00:00Z %s", commit);
-  r.commit = commit;
-  r.state = "clean";
-  r.suite = "quick";
-  r.machine = "AMD EPYC 7B13";
-  r.cpu = "znver3";
-  r.threads = 2;
-  r.figures = std::move(figures);
-  return r;
+  return testing::TestRecord(commit, absl::StrFormat("2024-05-01T02:00:00Z %s", commit),
+                             std::move(figures));
 }
 
 // The figures of `base`, each value times factor (its repeats too).
