@@ -3,8 +3,6 @@
 #include <absl/strings/str_format.h>
 
 #include <algorithm>
-#include <memory>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/flags.h"

@@ -7,13 +7,9 @@
 #include <cstdlib>
 #include <optional>
 
-#include "baselines/torch/reference.h"
 #include "cli/flags.h"
 #include "cli/gpu_ops_bench.h"
 #include "cli/target_flag.h"
-#include "compiler/ops/nn/conv2d.h"
-#include "compiler/ops/op_runner.h"
-#include "compiler/ops/strategy.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"

@@ -226,14 +226,4 @@ Figure MakeFigure(const std::string& name, const std::string& family, const std:
   return f;
 }
 
-double Median(std::vector<double> values) {
-  if (values.empty()) return kNaN;
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + mid, values.end());
-  if (values.size() % 2 == 1) return values[mid];
-  const double upper = values[mid];
-  const double lower = *std::max_element(values.begin(), values.begin() + mid);
-  return (lower + upper) / 2;
-}
-
 }  // namespace tessel::experiments::nightly

@@ -66,7 +66,4 @@ absl::Status AppendHistory(const std::string& path, const Record& r);
 absl::StatusOr<Record> ReadBaseline(const std::string& path);
 absl::Status WriteBaseline(const std::string& path, const Record& r);
 
-// The median of values (the mean of the middle two for an even count); NaN when empty.
-double Median(std::vector<double> values);
-
 }  // namespace tessel::experiments::nightly

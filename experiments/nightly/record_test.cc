@@ -213,12 +213,5 @@ TEST(RecordTest, BaselineRoundTripsAndErrorsNameTheFile) {
   EXPECT_EQ(bad.status().message(), path + ": not JSON");
 }
 
-TEST(RecordTest, Median) {
-  EXPECT_EQ(Median({3, 1, 2}), 2);
-  EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
-  EXPECT_EQ(Median({7}), 7);
-  EXPECT_TRUE(std::isnan(Median({})));
-}
-
 }  // namespace
 }  // namespace tessel::experiments::nightly

@@ -9,6 +9,8 @@
 #include <limits>
 #include <map>
 
+#include "compiler/runtime/timer.h"
+
 namespace tessel::experiments::nightly {
 namespace {
 
@@ -40,11 +42,11 @@ double RelativeSpread(const std::vector<double>& values, size_t* count) {
   }
   *count = finite.size();
   if (finite.size() < 3) return kNaN;
-  const double m = Median(finite);
+  const double m = runtime::Median(finite);
   if (!(m > 0)) return kNaN;
   std::vector<double> deviations;
   for (double v : finite) deviations.push_back(std::fabs(v - m));
-  return kMadToSd * Median(deviations) / m;
+  return kMadToSd * runtime::Median(deviations) / m;
 }
 
 // The spread of the median of a figure's repeats (its value); 0 when too few to tell.
@@ -59,7 +61,7 @@ double RepeatSpread(const Figure& f) {
 double SpreadFromChanges(const std::vector<double>& changes) {
   std::vector<double> magnitudes;
   for (double c : changes) magnitudes.push_back(std::fabs(c));
-  return kMadToSd * Median(magnitudes) / std::sqrt(2.0);
+  return kMadToSd * runtime::Median(magnitudes) / std::sqrt(2.0);
 }
 
 struct RunSpread {
@@ -290,7 +292,7 @@ absl::StatusOr<Record> BaselineFromRuns(const std::vector<Record>& runs) {
       const Figure* g = r.Find(f.name);
       if (g != nullptr && std::isfinite(g->value)) values.push_back(g->value);
     }
-    f.value = Median(values);
+    f.value = runtime::Median(values);
     f.repeats = values;
   }
   return merged;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 
+#include "compiler/runtime/timer.h"
 #include "experiments/nightly/test_records.h"
 
 namespace tessel::experiments::nightly {
@@ -317,7 +318,7 @@ class NoisyRuns {
     f.unit = unit;
     f.higher_is_better = higher_is_better;
     for (int r = 0; r < 7; ++r) f.repeats.push_back(truth * std::exp(shift + repeat_noise(rng_)));
-    f.value = Median(f.repeats);
+    f.value = runtime::Median(f.repeats);
     return f;
   }
 

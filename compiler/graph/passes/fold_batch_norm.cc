@@ -4,17 +4,11 @@
 #include <optional>
 #include <vector>
 
+#include "compiler/graph/passes/float_constants.h"
 #include "compiler/graph/passes/rewriter.h"
-#include "compiler/runtime/dltype.h"
 
 namespace tessel::graph::passes {
 namespace {
-
-bool IsFloat32(const TensorType& t) { return runtime::SameDLType(t.dtype, kFloat32); }
-
-bool IsConstant(const Graph& g, ValueId id) {
-  return g.value(id).kind == ValueKind::kConstant && IsFloat32(g.type(id));
-}
 
 // The node producing a value, or nullptr for inputs and constants.
 const Node* Producer(const Graph& g, ValueId id) {
@@ -29,7 +23,7 @@ struct ChannelAffine {
 
 std::optional<ChannelAffine> ConstantStatistics(const Graph& g, const Node& bn) {
   for (size_t i = 1; i < bn.inputs.size(); ++i) {
-    if (!IsConstant(g, bn.inputs[i])) return std::nullopt;
+    if (!IsFloat32Constant(g, bn.inputs[i])) return std::nullopt;
   }
   if (!IsFloat32(g.type(bn.inputs[0]))) return std::nullopt;
   const double epsilon = bn.attrs.contains("epsilon") ? bn.attrs.at("epsilon").get<double>() : 1e-5;
@@ -53,7 +47,7 @@ struct ConvMatch {
 };
 
 bool IsChannelBias(const Graph& g, ValueId id, int64_t c) {
-  if (!IsConstant(g, id)) return false;
+  if (!IsFloat32Constant(g, id)) return false;
   const std::vector<int64_t>& s = g.type(id).shape;
   return s == std::vector<int64_t>{c, 1, 1} || s == std::vector<int64_t>{1, c, 1, 1};
 }
@@ -84,7 +78,7 @@ std::optional<ConvMatch> MatchConv(const Graph& g, const Node& bn,
     if (m.add == nullptr || !private_value(x)) return std::nullopt;
     p = Producer(g, x);
   }
-  if (p->op != "conv2d" || !IsConstant(g, p->inputs[1])) return std::nullopt;
+  if (p->op != "conv2d" || !IsFloat32Constant(g, p->inputs[1])) return std::nullopt;
   m.conv = p;
   return m;
 }

@@ -4,23 +4,17 @@
 #include <optional>
 #include <vector>
 
+#include "compiler/graph/passes/float_constants.h"
 #include "compiler/graph/passes/rewriter.h"
-#include "compiler/runtime/dltype.h"
 
 namespace tessel::graph::passes {
 namespace {
 
 using Shape = std::vector<int64_t>;
 
-bool IsFloat32(const TensorType& t) { return runtime::SameDLType(t.dtype, kFloat32); }
-
-bool IsConstant(const Graph& g, ValueId id) {
-  return g.value(id).kind == ValueKind::kConstant && IsFloat32(g.type(id));
-}
-
 // The one float32 value of a one-element constant.
 std::optional<float> Scalar(const Graph& g, ValueId id) {
-  if (!IsConstant(g, id) || g.type(id).NumElements() != 1) return std::nullopt;
+  if (!IsFloat32Constant(g, id) || g.type(id).NumElements() != 1) return std::nullopt;
   return g.value(id).data.data<float>()[0];
 }
 
@@ -86,7 +80,7 @@ std::optional<int64_t> TrailingMeanAxis(const Graph& g, const Node& node) {
 // changes nothing outside them.
 std::optional<runtime::NDArray> AlongNormalized(const Graph& g, ValueId id, const Shape& x,
                                                 int64_t axis) {
-  if (!IsConstant(g, id)) return std::nullopt;
+  if (!IsFloat32Constant(g, id)) return std::nullopt;
   const Shape& c = g.type(id).shape;
   const int64_t rank = static_cast<int64_t>(x.size());
   if (static_cast<int64_t>(c.size()) > rank) return std::nullopt;
