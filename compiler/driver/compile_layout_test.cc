@@ -1,6 +1,7 @@
 // Compile with the layout pass (graph/passes/alter_layout.h): blocked convolutions read and
 // write their blocked values as they are, residuals fuse into the blocked kernels' tails, a
-// tuned config's blocks become the graph's, and every result equals libtorch's.
+// tuned config's blocks become the graph's, untuned kernels read the block their producer
+// writes, and every result equals libtorch's.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -127,6 +128,60 @@ TEST(CompileLayoutTest, ATunedConfigsBlocksBecomeTheGraphs) {
   EXPECT_TRUE(found);
   // Every convolution has that task: both its kernels (with and without the residual) are tuned.
   EXPECT_EQ(m.NumTuned(), 2);
+}
+
+int TransformSteps(const CompiledModel& m) {
+  int n = 0;
+  for (const CompiledStep& step : m.steps) n += StepText(m, step) == "layout_transform";
+  return n;
+}
+
+// MobileNet's pattern: an untuned depthwise and pointwise convolution read their data in the
+// block their producer writes (here a tuned first convolution's 4 channels, which no fallback
+// picks), so only the graph's input and output are transformed; choosing every kernel's blocks
+// on its own puts transforms between them.
+TEST(CompileLayoutTest, UntunedKernelsReadTheBlockTheirProducerWrites) {
+  Builder b;
+  ValueId x = b.Input("x", {{1, 16, 12, 12}});
+  ValueId y = b.Op("conv2d", {x, b.Constant("c.w", Random({32, 16, 3, 3}, 1))},
+                   {{"pad", {1, 1, 1, 1}}}, "conv");
+  y = b.Op("relu", {y}, {}, "conv.relu");
+  y = b.Op("conv2d", {y, b.Constant("dw.w", Random({32, 1, 3, 3}, 2))},
+           {{"pad", {1, 1, 1, 1}}, {"groups", 32}, {"stride", {2, 2}}}, "dw");
+  y = b.Op("relu", {b.Op("add", {y, b.Constant("dw.b", Random({32, 1, 1}, 3))})}, {}, "dw.relu");
+  y = b.Op("conv2d", {y, b.Constant("pw.w", Random({48, 32, 1, 1}, 4))}, {}, "pw");
+  b.Output(b.Op("relu", {y}, {}, "pw.relu"));
+  absl::StatusOr<graph::Graph> g = b.Finish();
+  ASSERT_TRUE(g.ok()) << g.status();
+  const TestGraph t{*std::move(g), {RandomArray({1, 16, 12, 12}, graph::kFloat32, -1, 1, 6)}};
+
+  absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(t.graph, t.graph.nodes[0]);
+  ASSERT_TRUE(args.ok());
+  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(target::Target::Llvm());
+  ASSERT_TRUE(target.ok());
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(*target);
+  ASSERT_TRUE(facts.ok());
+  search::Task task{.template_name = "conv2d_nchwc.x86", .args = *args, .target = *target};
+  absl::StatusOr<search::ConfigSpace> space = search::Space(task, *facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  const ops::Template* tmpl = *ops::FindTemplate(task.template_name);
+  absl::StatusOr<search::Config> chosen =
+      ops::WithKnobs(*space, tmpl->fallback(*space, task.args, *facts), {{"tile_oc", {8, 4}}});
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  absl::StatusOr<search::ApplyHistoryBest> log =
+      testing::LogWithConfig(task, *chosen, "follow.jsonl");
+  ASSERT_TRUE(log.ok()) << log.status();
+
+  const CompiledModel m = ExpectMatchesReference(t, {}, &*log);
+  EXPECT_EQ(TransformSteps(m), 2);  // the input to the tuned block, the output back to NCHW
+  for (const graph::Node& n : m.graph.nodes) {
+    if (n.name != "dw" && n.name != "pw") continue;
+    absl::StatusOr<graph::NodeLayout> layout = graph::NodeLayoutOf(n.attrs);
+    ASSERT_TRUE(layout.ok());
+    EXPECT_EQ(layout->in_block, 4) << n.name;
+  }
+  const CompiledModel own = ExpectMatchesReference(t, {.follow_data_blocks = false}, &*log);
+  EXPECT_GE(TransformSteps(own), 3);
 }
 
 // Depthwise and pointwise convolutions (MobileNet's pattern), a max pool between blocked

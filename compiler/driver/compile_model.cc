@@ -16,6 +16,7 @@
 #include "compiler/driver/kernel_connection.h"
 #include "compiler/driver/kernel_groups.h"
 #include "compiler/driver/optimize_graph.h"
+#include "compiler/graph/node_layout.h"
 #include "compiler/graph/passes/alter_layout.h"
 #include "compiler/graph/passes/fuse_ops.h"
 #include "compiler/graph/passes/plan_memory.h"
@@ -39,6 +40,7 @@ struct KernelJob {
   CompiledKernel kernel;
   std::optional<FusedTail> tail;
   std::vector<int> nodes;  // the master nodes of the steps it computes
+  int64_t data_block = 0;  // the block its nodes' data input is held in (0: NCHW)
   ops::OpProgram program;
   ir::PrimFunc func;
   absl::Status status;
@@ -77,7 +79,7 @@ void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* 
   absl::StatusOr<KernelConfig> selected = SelectKernelConfig(*job.t, task, facts, log, where);
   if (!selected.ok()) return fail(selected.status());
   const search::Config fallback = selected->fallback;
-  job.kernel.config = selected->config;
+  job.kernel.config = ConfigForDataBlock(*job.t, *selected, task.args, facts, job.data_block);
   job.kernel.tuned = selected->tuned;
   absl::StatusOr<const graph::OpDef*> def = graph::FindOpDef(job.t->op);
   job.untuned = selected->untuned && def.ok() && WorthTuning((*def)->pattern, selected->space);
@@ -131,11 +133,14 @@ absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g,
     }
     search::Task task{.template_name = (*t)->name, .args = std::move(args), .target = facts.target};
     const std::string signature = tail ? tail->signature : "";
+    TESSEL_ASSIGN_OR_RETURN(const graph::NodeLayout layout, graph::NodeLayoutOf(node.attrs));
     auto [it, inserted] =
-        by_key.try_emplace(absl::StrCat(task.Key(), "|", signature), static_cast<int>(jobs.size()));
+        by_key.try_emplace(absl::StrCat(task.Key(), "|", signature, "|", layout.in_block),
+                           static_cast<int>(jobs.size()));
     if (inserted) {
       KernelJob job;
       job.t = *t;
+      job.data_block = layout.in_block;
       job.kernel.function =
           absl::StrCat("k", jobs.size(), "_", absl::StrReplaceAll((*t)->name, {{".", "_"}}),
                        tail ? "_tail" : "");
@@ -251,8 +256,10 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Targe
   if (options.optimize_graph) {
     TESSEL_ASSIGN_OR_RETURN(model.graph, OptimizeGraph(g));
     if (options.alter_layout) {
-      TESSEL_ASSIGN_OR_RETURN(model.graph, graph::passes::AlterLayout(
-                                               model.graph, KernelLayoutChooser(model.facts, log)));
+      TESSEL_ASSIGN_OR_RETURN(
+          model.graph,
+          graph::passes::AlterLayout(
+              model.graph, KernelLayoutChooser(model.facts, log, options.follow_data_blocks)));
     }
   } else {
     model.graph = g;

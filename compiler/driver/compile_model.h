@@ -59,6 +59,10 @@ struct CompileOptions {
   // With optimize_graph: whether convolutions keep the blocked layouts of their kernels between
   // them (graph/passes/alter_layout.h), their blocks those of each kernel's config.
   bool alter_layout = true;
+  // With alter_layout: whether an untuned kernel reads its data in the block its producer writes
+  // when its template can (ConfigForDataBlock, kernel_config.h); false: every kernel in its own
+  // config's blocks (for measuring what following saves).
+  bool follow_data_blocks = true;
   // Which fused tails may read a full-size input (a residual) across channel blocks; the
   // default is the measured per-template rule, the others are for measuring it.
   StridedTailInputs strided_tail_inputs = StridedTailInputs::kByTemplate;

@@ -35,10 +35,22 @@ bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space) {
          space.size() > 1;
 }
 
+search::Config ConfigForDataBlock(const ops::Template& t, const KernelConfig& k,
+                                  const nlohmann::json& args, const target::TargetFacts& facts,
+                                  int64_t data_block) {
+  if (k.tuned || data_block <= 1 || !t.channel_blocks || !t.fallback_for_block) return k.config;
+  if (t.channel_blocks(k.config, args, facts).in == data_block) return k.config;
+  std::optional<search::Config> adapted = t.fallback_for_block(k.space, args, facts, data_block);
+  if (!adapted || t.channel_blocks(*adapted, args, facts).in != data_block) return k.config;
+  return *adapted;
+}
+
 graph::passes::LayoutChooser KernelLayoutChooser(const target::TargetFacts& facts,
-                                                 const search::ApplyHistoryBest* log) {
-  return [facts, log](const graph::Graph& g,
-                               const graph::Node& node) -> std::optional<graph::NodeLayout> {
+                                                 const search::ApplyHistoryBest* log,
+                                                 bool follow_data_blocks) {
+  return [facts, log, follow_data_blocks](const graph::Graph& g, const graph::Node& node,
+                                          int64_t data_block) -> std::optional<graph::NodeLayout> {
+    if (!follow_data_blocks) data_block = 0;
     absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(g, node);
     if (!args.ok()) return std::nullopt;
     absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(node.op, *args, facts);
@@ -46,7 +58,8 @@ graph::passes::LayoutChooser KernelLayoutChooser(const target::TargetFacts& fact
     const search::Task task{.template_name = (*t)->name, .args = *args, .target = facts.target};
     absl::StatusOr<KernelConfig> k = SelectKernelConfig(**t, task, facts, log, "");
     if (!k.ok()) return std::nullopt;
-    const ops::ChannelBlocks blocks = (*t)->channel_blocks(k->config, *args, facts);
+    const ops::ChannelBlocks blocks =
+        (*t)->channel_blocks(ConfigForDataBlock(**t, *k, *args, facts, data_block), *args, facts);
     // A block of one channel is NCHW's own memory order: no reason for a transform.
     auto block = [](int64_t b) { return b > 1 ? b : 0; };
     const graph::NodeLayout layout{block(blocks.in), block(blocks.out)};

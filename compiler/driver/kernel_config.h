@@ -35,11 +35,22 @@ absl::StatusOr<KernelConfig> SelectKernelConfig(const ops::Template& t, const se
 // about when a log lacks them.
 bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space);
 
+// The config a node's kernel computes with when its data input is held in NCHW{data_block}c
+// (0: NCHW): the selected one, except for an untuned node (k.tuned false) whose template reads
+// another block and can read this one (Template::fallback_for_block): that config then, so no
+// layout transform runs before the kernel. A tuned config is kept as measured.
+search::Config ConfigForDataBlock(const ops::Template& t, const KernelConfig& k,
+                                  const nlohmann::json& args, const target::TargetFacts& facts,
+                                  int64_t data_block);
+
 // The layout pass's choice for Compile (graph/passes/alter_layout.h): a node computes in the
-// channel blocks of its template's config for its task (Template::channel_blocks), so a tuned
-// config's blocks become the graph's. Nodes whose template does not compute in blocks, or whose
-// arguments it rejects (Compile reports those later), stay NCHW.
+// channel blocks of its template's config for its task (Template::channel_blocks) as
+// ConfigForDataBlock picks it for the block its data is held in, so a tuned config's blocks
+// become the graph's and an untuned one reads what its producer writes where it can. Nodes whose
+// template does not compute in blocks, or whose arguments it rejects (Compile reports those
+// later), stay NCHW. follow_data_blocks false: every config as selected, whatever its input.
 graph::passes::LayoutChooser KernelLayoutChooser(const target::TargetFacts& facts,
-                                                 const search::ApplyHistoryBest* log);
+                                                 const search::ApplyHistoryBest* log,
+                                                 bool follow_data_blocks = true);
 
 }  // namespace tessel::driver

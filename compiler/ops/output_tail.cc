@@ -4,12 +4,14 @@
 
 namespace tessel::ops {
 
-te::Tensor ApplyTail(const te::Tensor& out, const OutputTail& tail, const LogicalIndexFn& logical) {
+te::Tensor ApplyTail(const te::Tensor& out, const OutputTail& tail, const LogicalIndexFn& logical,
+                     const LogicalIndexFn& blocked) {
   return te::compute(
       out.shape(),
       [&](const std::vector<ir::Var>& i) {
         std::vector<ir::Expr> index(i.begin(), i.end());
-        return tail.apply(out(index), tail.program_index ? index : logical(index));
+        if (!tail.program_index) return tail.apply(out(index), logical(index));
+        return tail.apply(out(index), blocked ? blocked(index) : index);
       },
       out.name() + "_tail");
 }

@@ -33,6 +33,10 @@ using LogicalIndexFn = std::function<std::vector<ir::Expr>(const std::vector<ir:
 
 // out with the tail applied element by element: the same shape and layout as out, named
 // "<out's name>_tail". Scheduled as the output in out's place, with out computed inline.
-te::Tensor ApplyTail(const te::Tensor& out, const OutputTail& tail, const LogicalIndexFn& logical);
+// `blocked`, for a program whose output holds NCHW{b}c in another shape (Winograd's whole tiles):
+// an element's NCHW{b}c index, what a program_index tail reads its inputs at; null: the index
+// itself.
+te::Tensor ApplyTail(const te::Tensor& out, const OutputTail& tail, const LogicalIndexFn& logical,
+                     const LogicalIndexFn& blocked = nullptr);
 
 }  // namespace tessel::ops

@@ -95,6 +95,15 @@ void AppendTailInputs(OpProgram& p, const OutputTail& tail) {
   }
 }
 
+absl::StatusOr<search::Config> WithKnobs(const search::ConfigSpace& space,
+                                         const search::Config& config,
+                                         const nlohmann::json& knobs) {
+  nlohmann::json j = config.ToJson();
+  j.erase("index");
+  for (const auto& [name, value] : knobs.items()) j["knobs"][name] = value;
+  return space.FromJson(j);
+}
+
 Template TailFusingTemplate(
     std::string name, std::string op, std::string summary, decltype(Template::space) space,
     decltype(Template::fallback) fallback,

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,13 @@ struct Template {
   // graph compiler checks the claim against the program's prepare and finish.
   std::function<ChannelBlocks(const search::Config&, const OpArgs&, const target::TargetFacts&)>
       channel_blocks = nullptr;
+  // Optional (with channel_blocks): the untuned config for data already held in NCHW{block}c, a
+  // block dividing the input channels: a point of `space` whose channel_blocks(...).in is block,
+  // chosen as fallback chooses; nullopt when the space has none. The graph compiler takes it for
+  // an untuned node whose producer writes that block, so no layout transform runs between them.
+  std::function<std::optional<search::Config>(const search::ConfigSpace&, const OpArgs&,
+                                              const target::TargetFacts&, int64_t block)>
+      fallback_for_block = nullptr;
 };
 
 // A template whose instantiate and instantiate_with_tail are one function, given no tail
@@ -99,6 +107,11 @@ Template TailFusingTemplate(
     std::function<absl::StatusOr<OpProgram>(const search::Config&, const OpArgs&,
                                             const target::TargetFacts&, const OutputTail*)>
         instantiate);
+
+// config with the knobs named in `knobs` (JSON as Config::ToJson writes them) set; an error when
+// the result is not a point of space.
+absl::StatusOr<search::Config> WithKnobs(const search::ConfigSpace& space,
+                                         const search::Config& config, const nlohmann::json& knobs);
 
 // For instantiate_with_tail: adds the tail's inputs to a program whose output applies the tail:
 // to its args before the outputs, to its logical inputs, and to prepare (passed through as they

@@ -49,7 +49,9 @@ class LayoutRewrite {
       std::optional<NodeLayout> layout;
       TESSEL_ASSIGN_OR_RETURN(const OpDef* def, FindOpDef(n.op));
       TESSEL_ASSIGN_OR_RETURN(NodeLayout has, NodeLayoutOf(n.attrs));
-      if (def->blocked_data && !has.blocked()) layout = choose_(g_, n);
+      if (def->blocked_data && !has.blocked()) {
+        layout = choose_(g_, n, n.inputs.empty() ? 0 : HeldOf(n.inputs[0]).block);
+      }
       if (layout && layout->blocked()) {
         TESSEL_RETURN_IF_ERROR(Chosen(n, *def, *layout));
       } else if (layout.has_value() || !(Transform(n) || LayoutFree(n))) {

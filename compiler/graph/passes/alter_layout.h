@@ -14,7 +14,9 @@
 //
 // `choose` gives, for a node whose operator takes blocked data (OpDef::blocked_data) and that has
 // no layout yet, the layout its kernel computes in (the driver asks the node's template for the
-// blocks of its tuned or fallback config); nullopt keeps it NCHW. Then, front to back:
+// blocks of its tuned or fallback config); nullopt keeps it NCHW. It is also told the block its
+// data input is held in at that point (0: NCHW), so a kernel free to read that block can choose
+// it and save a transform. Nodes are visited front to back:
 //   - a chosen node reads its data input in its in_block and stores its output in its out_block;
 //   - an element-wise or broadcast node (relu, sigmoid, tanh, leaky_relu, clip, add, subtract,
 //     multiply, divide, maximum, minimum) with a 4-d output, one of whose inputs of the output's
@@ -38,7 +40,8 @@
 // channels (naming the node).
 namespace tessel::graph::passes {
 
-using LayoutChooser = std::function<std::optional<NodeLayout>(const Graph& g, const Node& node)>;
+using LayoutChooser =
+    std::function<std::optional<NodeLayout>(const Graph& g, const Node& node, int64_t data_block)>;
 
 absl::StatusOr<Graph> AlterLayout(const Graph& g, const LayoutChooser& choose);
 

@@ -27,11 +27,11 @@ Graph Alter(const Graph& g, const LayoutChooser& choose) {
 
 // Every convolution in the same blocks.
 LayoutChooser Every(int64_t in, int64_t out) {
-  return [=](const Graph&, const Node&) { return NodeLayout{in, out}; };
+  return [=](const Graph&, const Node&, int64_t) { return NodeLayout{in, out}; };
 }
 
 LayoutChooser None() {
-  return [](const Graph&, const Node&) { return std::nullopt; };
+  return [](const Graph&, const Node&, int64_t) { return std::nullopt; };
 }
 
 std::vector<std::string> OutputNames(const Graph& g) {
@@ -76,7 +76,8 @@ TEST(AlterLayoutTest, ResNetBlockStaysBlockedBetweenItsBoundaries) {
 TEST(AlterLayoutTest, DifferentBlocksConvertOncePerValueAndBlock) {
   absl::StatusOr<Graph> before = FoldBatchNorm(testing::ResNetBlocks(16, 2, false, 3));
   ASSERT_TRUE(before.ok()) << before.status();
-  const LayoutChooser choose = [](const Graph&, const Node& n) -> std::optional<NodeLayout> {
+  const LayoutChooser choose = [](const Graph&, const Node& n,
+                                  int64_t) -> std::optional<NodeLayout> {
     if (n.name == "conv1") return NodeLayout{16, 8};
     if (n.name == "conv2") return NodeLayout{8, 4};
     if (n.name == "conv1_1") return NodeLayout{4, 16};
@@ -108,6 +109,34 @@ TEST(AlterLayoutTest, PoolingIsABoundary) {
                                 "max_pool2d", "layout_transform", "conv2d", "layout_transform"}));
   EXPECT_EQ(OutputNames(after), (std::vector<std::string>{"conv2"}));
   testing::ExpectSameOutputs(before, after, 5);
+}
+
+// The chooser is told the block each convolution's data is held in when it is visited (NCHW for
+// the graph's input and after a pooling), so a chooser that follows it leaves transforms only
+// where NCHW meets a block.
+TEST(AlterLayoutTest, TheChooserIsToldTheBlockTheDataIsHeldIn) {
+  Builder b;
+  ValueId x = b.Input("x", {{1, 8, 8, 8}});
+  ValueId y = b.Op("conv2d", {x, b.Constant("w1", RandomArray({16, 8, 1, 1}, 1))}, {}, "conv1");
+  y = b.Op("relu", {y}, {}, "relu1");
+  y = b.Op("conv2d", {y, b.Constant("w2", RandomArray({16, 16, 1, 1}, 2))}, {}, "conv2");
+  y = b.Op("max_pool2d", {y}, {{"kh", 2}, {"kw", 2}, {"stride", {2, 2}}}, "pool");
+  y = b.Op("conv2d", {y, b.Constant("w3", RandomArray({16, 16, 1, 1}, 3))}, {}, "conv3");
+  b.Output(y);
+  const Graph before = Finish(b);
+  std::vector<int64_t> told;
+  const LayoutChooser follow = [&told](const Graph&, const Node& n, int64_t data_block) {
+    told.push_back(data_block);
+    if (n.name == "conv1") return NodeLayout{8, 4};
+    return NodeLayout{data_block > 0 ? data_block : 2, 4};
+  };
+  const Graph after = Alter(before, follow);
+  EXPECT_EQ(told, (std::vector<int64_t>{0, 4, 0}));
+  EXPECT_EQ(
+      testing::Ops(after),
+      (std::vector<std::string>{"layout_transform", "conv2d", "relu", "conv2d", "layout_transform",
+                                "max_pool2d", "layout_transform", "conv2d", "layout_transform"}));
+  testing::ExpectSameOutputs(before, after, 6);
 }
 
 // Per-channel constants on either side, [1, c, 1, 1] too, and a per-column one; single elements

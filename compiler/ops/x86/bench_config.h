@@ -17,10 +17,7 @@ inline absl::StatusOr<search::Config> FallbackWithOverrides(const Template& t, c
   if (!space.ok()) return space.status();
   search::Config config = t.fallback(*space, args, facts);
   if (overrides.empty()) return config;
-  nlohmann::json j = config.ToJson();
-  j.erase("index");
-  for (const auto& [k, v] : overrides.items()) j["knobs"][k] = v;
-  return space->FromJson(j);
+  return WithKnobs(*space, config, overrides);
 }
 
 }  // namespace tessel::ops::x86

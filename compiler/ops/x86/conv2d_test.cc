@@ -95,6 +95,32 @@ TEST(DepthwiseConv2dNchwcTest, Table2LayersAwkwardAndRandom) {
   EXPECT_TRUE(s.ok()) << s;
 }
 
+// The configs a graph takes for data already held in a block (Template::fallback_for_block):
+// they read that block and compute what libtorch does; a block not dividing the channels has
+// none.
+TEST(Conv2dTemplatesTest, FallbackForBlockReadsThatBlock) {
+  absl::StatusOr<target::TargetFacts> facts =
+      target::DescribeTarget(testing::CheckOptions().target);
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  const OpArgs depthwise = SquareConvArgs(64, 14, 64, 3, 2, 1, 64);
+  const OpArgs pointwise = SquareConvArgs(64, 14, 48, 1, 1, 0, 1);
+  for (const auto& [name, args] : {std::pair{"depthwise_conv2d_nchwc.x86", depthwise},
+                                   std::pair{"conv2d_nchwc.x86", pointwise}}) {
+    const Template& t = Get(name);
+    ASSERT_TRUE(t.fallback_for_block) << name;
+    absl::StatusOr<search::ConfigSpace> space = t.space(args, *facts);
+    ASSERT_TRUE(space.ok()) << space.status();
+    for (int64_t block : {2, 4, 8, 16, 32}) {
+      std::optional<search::Config> config = t.fallback_for_block(*space, args, *facts, block);
+      ASSERT_TRUE(config.has_value()) << name << " block " << block;
+      EXPECT_EQ(t.channel_blocks(*config, args, *facts).in, block) << name;
+      absl::Status s = testing::CheckConfig(t, args, *config, Loose());
+      EXPECT_TRUE(s.ok()) << name << " block " << block << ": " << s;
+    }
+    EXPECT_FALSE(t.fallback_for_block(*space, args, *facts, 5).has_value()) << name;
+  }
+}
+
 OpArgs Transpose(int64_t ic, int64_t hw, int64_t oc, int64_t k, int64_t s, int64_t p) {
   return {{"n", 1},
           {"ic", ic},

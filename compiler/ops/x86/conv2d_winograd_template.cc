@@ -5,7 +5,9 @@
 // The program takes data in NCHW{lanes}c (channels zero-padded) and the transformed weight
 // U[alpha][alpha][oc / tile_oc][ic][tile_oc], and gives the output in whole m x m tiles,
 // NCHW{lanes}c; prepare packs the data and transforms the weight on the host (in double),
-// finish crops the tiles' overhang and the padded channels back to NCHW. A fused tail
+// finish crops the tiles' overhang and the padded channels back to NCHW. When the tiles cover the
+// output exactly and the block divides the channels, that output is NCHW{lanes}c itself, which a
+// graph may keep (channel_blocks). A fused tail
 // (instantiate_with_tail) sits in the inverse transform's stage, which writes the output: it
 // applies to each transformed value before the store, channel block vectorized, at the logical
 // index WinogradToLogical gives (clamped in the overhang, whose values finish drops).
@@ -13,7 +15,9 @@
 
 #include <algorithm>
 
+#include "compiler/ir/op.h"
 #include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/nn/winograd.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/conv2d_nchwc_schedule.h"
@@ -105,9 +109,16 @@ absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, cons
   if (tail != nullptr) {
     const nn::WinogradGeometry geo = c.geo;
     const int64_t block = c.layout.block;
-    c.stored = ApplyTail(c.out, *tail, [&geo, block](const std::vector<ir::Expr>& i) {
-      return WinogradToLogical(i, geo, block);
-    });
+    const ir::Expr m = nn::Dim(k.m);
+    c.stored = ApplyTail(
+        c.out, *tail,
+        [&geo, block](const std::vector<ir::Expr>& i) { return WinogradToLogical(i, geo, block); },
+        // Whole tiles covering the output exactly (channel_blocks' blocked output):
+        // [n, oc / block, th, vh, tw, vw, block] is [n, oc / block, th * m + vh, tw * m + vw,
+        // block].
+        [m](const std::vector<ir::Expr>& i) -> std::vector<ir::Expr> {
+          return {i[0], i[1], i[2] * m + i[3], i[4] * m + i[5], i[6]};
+        });
   }
   OpProgram p;
   p.schedule = schedule::create_schedule({c.stored.op()});
@@ -145,11 +156,14 @@ Template Make() {
       },
       [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts,
          const OutputTail& tail) { return InstantiateWithTail(config, args, facts, &tail); },
-      // The output is whole Winograd tiles (cropped by finish), so only the data is blocked.
+      // The output is whole m x m tiles, [n, oc / block, oh / m, m, ow / m, m, block]: NCHW{block}c
+      // itself when the tiles cover oh and ow exactly (cropped by finish otherwise).
       [](const search::Config& config, const OpArgs& args, const target::TargetFacts& facts) {
         const nn::Conv2dAttrs a = *ReadAttrs(args);
-        const WinogradLayout l = MakeWinogradLayout(a, ReadWinogradKnobs(config), facts);
-        return ExactBlocks(a.ic, a.oc, l.block, 0);
+        const WinogradKnobs k = ReadWinogradKnobs(config);
+        const WinogradLayout l = MakeWinogradLayout(a, k, facts);
+        const bool whole_tiles = a.oh() % k.m == 0 && a.ow() % k.m == 0;
+        return ExactBlocks(a.ic, a.oc, l.block, whole_tiles ? l.block : 0);
       }};
 }
 

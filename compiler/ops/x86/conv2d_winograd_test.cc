@@ -162,6 +162,24 @@ void ExpectRefused(const OpArgs& args, const std::string& key) {
       << space.status();
 }
 
+// The output is NCHW{block}c, what a graph may keep blocked, exactly when the whole tiles cover
+// it (14 = 7 tiles of 2, not 4 of 4); the compiled graphs check the claim against the program's
+// finish (driver/kernel_connection.h), and the test graphs' Winograd kernels with a blocked
+// residual tail against libtorch (driver/compile_layout_test.cc).
+TEST(Conv2dWinogradTest, BlockedOutputOnlyWithWholeTiles) {
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(CheckOptions().target);
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  const OpArgs args = Conv(1, 64, 14, 14, 64);
+  const ChannelBlocks two =
+      Winograd().channel_blocks(FallbackWith(args, {{"tile_size", 2}}), args, *facts);
+  const ChannelBlocks four =
+      Winograd().channel_blocks(FallbackWith(args, {{"tile_size", 4}}), args, *facts);
+  EXPECT_GT(two.in, 0);
+  EXPECT_EQ(two.out, two.in);
+  EXPECT_EQ(four.in, two.in);
+  EXPECT_EQ(four.out, 0);
+}
+
 TEST(Conv2dWinogradTest, RefusesWhatWinogradDoesNotCompute) {
   OpArgs a = Conv(1, 16, 16, 16, 16);
   a["stride"] = {2, 2};

@@ -52,30 +52,48 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
   return space;
 }
 
-// One vector of channels (the data is read as vectors along the channel block). Stride 1:
-// reg_n keeps reg_n accumulators plus the reg_n input vectors of one kernel tap in registers,
-// 7/16 of the vector registers (14 with AVX-512, 7 with AVX2). Strided: at most 2 columns,
-// measured with template_bench on Table 2's D2, D4, D6 (Zen 3, AVX2, 2 threads: 1.7-2.2x faster
-// than 7 columns) and what the Fig. 14 tuning logs found best on Zen 4 (1 to 4 columns). The
-// padded window goes next to the tile when strided (a whole padded input would be read once more
-// for a quarter of the outputs), and is padded once in advance otherwise (measured on Table 2's
-// D layers).
+// Stride 1: reg_n keeps reg_n columns of accumulators plus the inputs of one kernel tap in
+// registers, 7/16 of the vector registers in one-vector columns (14 with AVX-512, 7 with AVX2),
+// fewer in wider blocks (half, rounded up, in two-vector ones: 1.2-1.3x faster than 7 with
+// AVX2's 16-channel blocks on Table 2's D1, D3, D5). Strided: at most 2 columns, measured with
+// template_bench on Table 2's D2, D4, D6 (Zen 3, AVX2, 2 threads: 1.7-2.2x faster than 7
+// columns) and what the Fig. 14 tuning logs found best on Zen 4 (1 to 4 columns). The padded
+// window goes next to the tile when strided (a whole padded input would be read once more for a
+// quarter of the outputs), and is padded once in advance otherwise (measured on Table 2's D
+// layers).
+search::Config FallbackWithBlock(const search::ConfigSpace& space, const nn::Conv2dAttrs& a,
+                                 const target::TargetFacts& facts, int64_t cb) {
+  const int64_t lanes = std::max(facts.lanes(), 4);
+  const int64_t vectors = (cb + lanes - 1) / lanes;
+  const bool strided = a.stride[0] > 1 || a.stride[1] > 1;
+  const int64_t columns = (facts.vector_registers * 7 / 16 + vectors - 1) / vectors;
+  const int64_t reg_n = LargestDivisorAtMost(a.ow(), strided ? 2 : columns);
+  absl::StatusOr<search::Config> config = space.FromJson({{"knobs",
+                                                           {{"tile_c", {a.ic / cb, cb}},
+                                                            {"tile_ow", {a.ow() / reg_n, reg_n}},
+                                                            {"unroll_kernel", 1},
+                                                            {"pad_at_row", strided ? 1 : 0}}}});
+  TESSEL_CHECK(config.ok()) << config.status().message();
+  return *config;
+}
+
+// One vector of channels (the data is read as vectors along the channel block).
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
   const nn::Conv2dAttrs a = *ReadAttrs(args);
   const int64_t lanes = std::max(facts.lanes(), 4);
-  const int64_t cb = a.ic % lanes == 0 ? lanes : LargestDivisorAtMost(a.ic, lanes);
-  const bool strided = a.stride[0] > 1 || a.stride[1] > 1;
-  const int64_t reg_n =
-      LargestDivisorAtMost(a.ow(), strided ? 2 : facts.vector_registers * 7 / 16);
-  absl::StatusOr<search::Config> config =
-      space.FromJson({{"knobs",
-                       {{"tile_c", {a.ic / cb, cb}},
-                        {"tile_ow", {a.ow() / reg_n, reg_n}},
-                        {"unroll_kernel", 1},
-                        {"pad_at_row", strided ? 1 : 0}}}});
-  TESSEL_CHECK(config.ok()) << config.status().message();
-  return *config;
+  return FallbackWithBlock(space, a, facts,
+                           a.ic % lanes == 0 ? lanes : LargestDivisorAtMost(a.ic, lanes));
+}
+
+// Data and output blocks are one (channels map to themselves), so the block the producer writes
+// is also the one the next layer reads. A 16-channel block costs D1-D9 1.1-1.3x over the 8-lane
+// one with AVX2 (template_bench, Zen 3), less than the two layout transforms it saves.
+std::optional<search::Config> FallbackForBlock(const search::ConfigSpace& space, const OpArgs& args,
+                                               const target::TargetFacts& facts, int64_t block) {
+  const nn::Conv2dAttrs a = *ReadAttrs(args);
+  if (block < 1 || a.ic % block != 0 || block > 64) return std::nullopt;
+  return FallbackWithBlock(space, a, facts, block);
 }
 
 // `stored`: c.out, or c.out with a fused tail (c.out is then computed inline in it).
@@ -151,21 +169,23 @@ absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, cons
 }
 
 Template Make() {
-  return Template{kName,
-                  "conv2d",
-                  "depthwise conv2d in NCHW[x]c: channel vectors x width tile",
-                  Space,
-                  Fallback,
-                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
-                    return InstantiateWithTail(config, args, nullptr);
-                  },
-                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&,
-                     const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); },
-                  [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
-                    const int64_t cb = config.split("tile_c")[1];
-                    const nn::Conv2dAttrs a = *ReadAttrs(args);
-                    return ExactBlocks(a.ic, a.oc, cb, cb);
-                  }};
+  Template t{kName,
+             "conv2d",
+             "depthwise conv2d in NCHW[x]c: channel vectors x width tile",
+             Space,
+             Fallback,
+             [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
+               return InstantiateWithTail(config, args, nullptr);
+             },
+             [](const search::Config& config, const OpArgs& args, const target::TargetFacts&,
+                const OutputTail& tail) { return InstantiateWithTail(config, args, &tail); },
+             [](const search::Config& config, const OpArgs& args, const target::TargetFacts&) {
+               const int64_t cb = config.split("tile_c")[1];
+               const nn::Conv2dAttrs a = *ReadAttrs(args);
+               return ExactBlocks(a.ic, a.oc, cb, cb);
+             }};
+  t.fallback_for_block = FallbackForBlock;
+  return t;
 }
 
 TESSEL_REGISTER_TEMPLATE("cpu", Make());

@@ -1,8 +1,10 @@
 // A development tool for every template: times one config of a template, optionally printing
 // its lowered loop nest.
 //
-//   template_bench <template> '<args JSON>' [--threads=N] [--ir] [--target=T] [knob=value ...]
+//   template_bench <template> '<args JSON>' [--threads=N] [--ir] [--save=FILE.o] [--target=T]
+//                  [knob=value ...]
 //
+// --save writes the compiled object (objdump -d reads its instructions).
 // Without knob=value pairs the fallback config is used; a pair overrides one knob (value as
 // Config::ToJson writes it). The target defaults to `./tessel bench gemm`'s (FMA contraction on),
 // so the numbers compare with it. Prints the config, the median time of the program (prepare and
@@ -13,6 +15,7 @@
 #include <iostream>
 #include <string>
 
+#include "compiler/codegen/build.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/template.h"
@@ -33,8 +36,8 @@ int Fail(const absl::Status& s) {
 int Run(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: %s <template> '<args JSON>' [--threads=N] [--ir] [--target=T] "
-                 "[knob=value ...]\n",
+                 "usage: %s <template> '<args JSON>' [--threads=N] [--ir] [--save=FILE.o] "
+                 "[--target=T] [knob=value ...]\n",
                  argv[0]);
     return 2;
   }
@@ -42,12 +45,15 @@ int Run(int argc, char** argv) {
   const OpArgs args = nlohmann::json::parse(argv[2], nullptr, false);
   target::Target target = target::NativeTarget();
   bool print_ir = false;
+  std::string save_path;
   int threads = 1;
   nlohmann::json overrides = nlohmann::json::object();
   for (int i = 3; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--ir") {
       print_ir = true;
+    } else if (arg.rfind("--save=", 0) == 0) {
+      save_path = arg.substr(7);
     } else if (arg.rfind("--threads=", 0) == 0) {
       if (!absl::SimpleAtoi(arg.substr(10), &threads) || threads < 1) {
         return std::fprintf(stderr, "bad %s\n", argv[i]), 2;
@@ -78,7 +84,14 @@ int Run(int argc, char** argv) {
     if (!f.ok()) return Fail(f.status());
     std::cout << *f << "\n";
   }
-  absl::StatusOr<runtime::Function> f = CompileProgram(*program, "op", target);
+  absl::StatusOr<ir::PrimFunc> lowered = transforms::Lower(program->schedule, program->args, "op");
+  if (!lowered.ok()) return Fail(lowered.status());
+  absl::StatusOr<runtime::Module> module = codegen::Build({*lowered}, target);
+  if (!module.ok()) return Fail(module.status());
+  if (!save_path.empty()) {
+    if (absl::Status saved = module->Save(save_path); !saved.ok()) return Fail(saved);
+  }
+  absl::StatusOr<runtime::Function> f = module->GetFunction("op");
   if (!f.ok()) return Fail(f.status());
   std::vector<runtime::NDArray> logical = RandomInputs(program->logical_inputs, 1);
   absl::StatusOr<std::vector<runtime::NDArray>> in = PrepareInputs(*program, logical);
