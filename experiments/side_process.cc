@@ -130,6 +130,26 @@ absl::Status CheckOptions(const RoundRobinOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("min_repeat_ms must be a number >= 0, got ", o.min_repeat_ms));
   }
+  if (!(o.min_warm_ms >= 0) || !std::isfinite(o.min_warm_ms)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("min_warm_ms must be a number >= 0, got ", o.min_warm_ms));
+  }
+  return absl::OkStatus();
+}
+
+// The untimed runs before a timed batch: `runs`, then more until they have lasted min_warm_ms
+// (each further batch sized from the last one's time per run).
+absl::Status Warm(SideProcess& side, int64_t runs, double min_warm_ms) {
+  const double goal = min_warm_ms * 1e-3;
+  double elapsed = 0;
+  for (int64_t batch = std::max<int64_t>(runs, min_warm_ms > 0 ? 1 : 0); batch > 0;) {
+    TESSEL_ASSIGN_OR_RETURN(double per_run, side.TimeBatch(batch));
+    elapsed += per_run * static_cast<double>(batch);
+    if (elapsed >= goal) break;
+    batch = per_run > 0
+                ? static_cast<int64_t>(std::clamp(std::ceil((goal - elapsed) / per_run), 1.0, 1e6))
+                : batch * 2;
+  }
   return absl::OkStatus();
 }
 
@@ -169,7 +189,8 @@ absl::StatusOr<std::unique_ptr<SideProcess>> SideProcess::Start(const std::strin
   std::unique_ptr<SideProcess> side(new SideProcess);
   side->name_ = name;
   std::string dir_template = (fs::temp_directory_path() / "tessel-side-XXXXXX").string();
-  if (mkdtemp(dir_template.data()) == nullptr) return SystemError("cannot make a folder for " + name);
+  if (mkdtemp(dir_template.data()) == nullptr)
+    return SystemError("cannot make a folder for " + name);
   side->data_dir_ = dir_template;
   request["data_dir"] = side->data_dir_;
   const std::string request_path = side->data_dir_ + "/request.json";
@@ -199,7 +220,8 @@ absl::StatusOr<std::unique_ptr<SideProcess>> SideProcess::Start(const std::strin
   posix_spawn_file_actions_adddup2(&actions, child_out, 4);
   std::vector<char*> argv = {const_cast<char*>(worker.c_str()),
                              const_cast<char*>(request_path.c_str()), nullptr};
-  const int spawned = posix_spawn(&side->pid_, worker.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned =
+      posix_spawn(&side->pid_, worker.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(child_in);
   close(child_out);
@@ -300,9 +322,7 @@ absl::StatusOr<std::vector<SideTiming>> TimeRoundRobin(const std::vector<SidePro
   for (int r = 0; r < options.repeat; ++r) {
     for (size_t i = 0; i < sides.size(); ++i) {
       WaitUntilOthersIdle(sides, i, options.idle_fraction);
-      if (options.warm_runs_per_repeat > 0) {
-        TESSEL_RETURN_IF_ERROR(sides[i]->TimeBatch(options.warm_runs_per_repeat).status());
-      }
+      TESSEL_RETURN_IF_ERROR(Warm(*sides[i], options.warm_runs_per_repeat, options.min_warm_ms));
       const double others_before = SumCpuSeconds(sides, i);
       const Clock::time_point start = Clock::now();
       TESSEL_ASSIGN_OR_RETURN(double seconds, sides[i]->TimeBatch(timings[i].runs_per_repeat));

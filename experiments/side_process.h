@@ -65,6 +65,11 @@ struct RoundRobinOptions {
   // between and took the caches (ResNet-18's weights alone are 46 MB), so without these a batch
   // of one run measures a cold start, not the side as it runs alone (measured: 1.5x). >= 0.
   int warm_runs_per_repeat = 1;
+  // And those untimed runs go on until they have lasted this long: a side comes back to its
+  // alone speed only over several runs after another ran (MobileNet v1 on Zen 3, interleaved
+  // with libtorch: 24 ms after one warm run, 13-16 ms after five, 12 ms after twenty or alone,
+  // `tessel bench model`). >= 0.
+  double min_warm_ms = 200;
   // A side is idle when it uses less than this fraction of one core over a 10 ms window. Before
   // each timed batch the parent waits (up to 2 s) until every other side is idle.
   double idle_fraction = 0.02;
@@ -80,7 +85,8 @@ struct SideTiming {
 
 // Times the sides round robin after `warmup` untimed rounds: in each of `repeat` rounds, side 0's
 // batch, then side 1's, ... (so machine noise falls on all alike), each started once every other
-// side is idle and after the side's own warm runs. One SideTiming per side, in order. Errors: bad options, a worker's failure.
+// side is idle and after the side's own warm runs. One SideTiming per side, in order. Errors: bad
+// options, a worker's failure.
 absl::StatusOr<std::vector<SideTiming>> TimeRoundRobin(const std::vector<SideProcess*>& sides,
                                                        const RoundRobinOptions& options);
 

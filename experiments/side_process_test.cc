@@ -43,8 +43,8 @@ TEST(SideProcessTest, WorkersTimeTheirSidesInTurn) {
   EXPECT_GT(*one, 0);
   EXPECT_GT((*ours)->CpuSeconds(), 0);
 
-  absl::StatusOr<std::vector<SideTiming>> timed = TimeRoundRobin(
-      {ours->get(), blas->get()}, {.warmup = 1, .repeat = 4, .min_repeat_ms = 1});
+  absl::StatusOr<std::vector<SideTiming>> timed =
+      TimeRoundRobin({ours->get(), blas->get()}, {.warmup = 1, .repeat = 4, .min_repeat_ms = 1});
   ASSERT_TRUE(timed.ok()) << timed.status();
   ASSERT_EQ(timed->size(), 2u);
   for (const SideTiming& t : *timed) {
@@ -56,8 +56,8 @@ TEST(SideProcessTest, WorkersTimeTheirSidesInTurn) {
 }
 
 TEST(SideProcessTest, ErrorsNameTheSideAndWhatWentWrong) {
-  absl::Status s = SideProcess::Start("mine", {{"kind", "fft"}, {"side", "x"}, {"threads", 1}})
-                       .status();
+  absl::Status s =
+      SideProcess::Start("mine", {{"kind", "fft"}, {"side", "x"}, {"threads", 1}}).status();
   EXPECT_THAT(s.message(), HasSubstr("mine: unknown kind 'fft'")) << s;
 
   s = SideProcess::Start("mine", Gemm("cublas")).status();
@@ -72,6 +72,8 @@ TEST(SideProcessTest, ErrorsNameTheSideAndWhatWentWrong) {
               HasSubstr("repeat must be >= 1"));
   EXPECT_THAT(TimeRoundRobin({side->get()}, {.warmup = -1}).status().message(),
               HasSubstr("warmup must be >= 0"));
+  EXPECT_THAT(TimeRoundRobin({side->get()}, {.min_warm_ms = -1}).status().message(),
+              HasSubstr("min_warm_ms must be a number >= 0"));
 
   setenv("TESSEL_TIMING_WORKER", "/nonexistent/worker", 1);
   s = SideProcess::Start("mine", Gemm("tessel")).status();
