@@ -14,6 +14,7 @@
 #include "compiler/graph/builder.h"
 #include "compiler/graph/node_layout.h"
 #include "compiler/ops/op_runner.h"
+#include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
 #include "search/records/log.h"
 #include "search/task/task.h"
@@ -91,29 +92,28 @@ TEST(CompileLayoutTest, ResidualBlocksStayBlockedAndFuseTheirResiduals) {
   EXPECT_EQ(packed, 4);
 }
 
+// A log whose one record is the graph's first node (a convolution) as a conv2d_nchwc.x86 task:
+// the template's fallback with `knobs` set.
+absl::StatusOr<search::ApplyHistoryBest> LogTuningFirstConv(const TestGraph& t,
+                                                            const nlohmann::json& knobs,
+                                                            const std::string& file) {
+  TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, graph::OpArgsOf(t.graph, t.graph.nodes[0]));
+  TESSEL_ASSIGN_OR_RETURN(target::Target target,
+                          target::ResolveCompileTarget(target::Target::Llvm()));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(target));
+  search::Task task{.template_name = "conv2d_nchwc.x86", .args = args, .target = target};
+  TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, search::Space(task, facts));
+  TESSEL_ASSIGN_OR_RETURN(const ops::Template* tmpl, ops::FindTemplate(task.template_name));
+  TESSEL_ASSIGN_OR_RETURN(search::Config chosen,
+                          ops::WithKnobs(space, tmpl->fallback(space, task.args, facts), knobs));
+  return testing::LogWithConfig(task, chosen, file);
+}
+
 // The blocks of the first convolution come from its tuned config.
 TEST(CompileLayoutTest, ATunedConfigsBlocksBecomeTheGraphs) {
   const TestGraph t = ResidualBlocks();
-  const graph::Node& conv = t.graph.nodes[0];
-  absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(t.graph, conv);
-  ASSERT_TRUE(args.ok());
-  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(target::Target::Llvm());
-  ASSERT_TRUE(target.ok());
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(*target);
-  ASSERT_TRUE(facts.ok());
-  search::Task task{.template_name = "conv2d_nchwc.x86", .args = *args, .target = *target};
-  absl::StatusOr<search::ConfigSpace> space = search::Space(task, *facts);
-  ASSERT_TRUE(space.ok()) << space.status();
-  const ops::Template* tmpl = *ops::FindTemplate(task.template_name);
-  nlohmann::json config = tmpl->fallback(*space, task.args, *facts).ToJson();
-  config.erase("index");
-  config["knobs"]["tile_ic"] = {4, 4};
-  config["knobs"]["tile_oc"] = {2, 8};
-  absl::StatusOr<search::Config> chosen = space->FromJson(config);
-  ASSERT_TRUE(chosen.ok()) << chosen.status();
-
   absl::StatusOr<search::ApplyHistoryBest> log =
-      testing::LogWithConfig(task, *chosen, "layout.jsonl");
+      LogTuningFirstConv(t, {{"tile_ic", {4, 4}}, {"tile_oc", {2, 8}}}, "layout.jsonl");
   ASSERT_TRUE(log.ok()) << log.status();
   const CompiledModel m = ExpectMatchesReference(t, {}, &*log);
   bool found = false;
@@ -155,21 +155,8 @@ TEST(CompileLayoutTest, UntunedKernelsReadTheBlockTheirProducerWrites) {
   ASSERT_TRUE(g.ok()) << g.status();
   const TestGraph t{*std::move(g), {RandomArray({1, 16, 12, 12}, graph::kFloat32, -1, 1, 6)}};
 
-  absl::StatusOr<nlohmann::json> args = graph::OpArgsOf(t.graph, t.graph.nodes[0]);
-  ASSERT_TRUE(args.ok());
-  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(target::Target::Llvm());
-  ASSERT_TRUE(target.ok());
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(*target);
-  ASSERT_TRUE(facts.ok());
-  search::Task task{.template_name = "conv2d_nchwc.x86", .args = *args, .target = *target};
-  absl::StatusOr<search::ConfigSpace> space = search::Space(task, *facts);
-  ASSERT_TRUE(space.ok()) << space.status();
-  const ops::Template* tmpl = *ops::FindTemplate(task.template_name);
-  absl::StatusOr<search::Config> chosen =
-      ops::WithKnobs(*space, tmpl->fallback(*space, task.args, *facts), {{"tile_oc", {8, 4}}});
-  ASSERT_TRUE(chosen.ok()) << chosen.status();
   absl::StatusOr<search::ApplyHistoryBest> log =
-      testing::LogWithConfig(task, *chosen, "follow.jsonl");
+      LogTuningFirstConv(t, {{"tile_oc", {8, 4}}}, "follow.jsonl");
   ASSERT_TRUE(log.ok()) << log.status();
 
   const CompiledModel m = ExpectMatchesReference(t, {}, &*log);
