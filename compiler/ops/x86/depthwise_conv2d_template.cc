@@ -54,7 +54,7 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
 
 // Stride 1: reg_n keeps reg_n columns of accumulators plus the inputs of one kernel tap in
 // registers, 7/16 of the vector registers in one-vector columns (14 with AVX-512, 7 with AVX2),
-// fewer in wider blocks (half, rounded up, in two-vector ones: 1.2-1.3x faster than 7 with
+// fewer in wider blocks (half, rounded up, in two-vector ones: 1.1-1.3x faster than 7 with
 // AVX2's 16-channel blocks on Table 2's D1, D3, D5). Strided: at most 2 columns, measured with
 // template_bench on Table 2's D2, D4, D6 (Zen 3, AVX2, 2 threads: 1.7-2.2x faster than 7
 // columns) and what the Fig. 14 tuning logs found best on Zen 4 (1 to 4 columns). The padded
@@ -87,8 +87,9 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
 }
 
 // Data and output blocks are one (channels map to themselves), so the block the producer writes
-// is also the one the next layer reads. A 16-channel block costs D1-D9 1.1-1.3x over the 8-lane
-// one with AVX2 (template_bench, Zen 3), less than the two layout transforms it saves.
+// is also the one the next layer reads. With AVX2 a 16-channel block takes 0.8-1.3x the 8-lane
+// one's time on D1-D9 (template_bench, Zen 3; D1 and D2 faster), less than the two layout
+// transforms it saves.
 std::optional<search::Config> FallbackForBlock(const search::ConfigSpace& space, const OpArgs& args,
                                                const target::TargetFacts& facts, int64_t block) {
   const nn::Conv2dAttrs a = *ReadAttrs(args);
