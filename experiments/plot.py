@@ -114,6 +114,20 @@ def read_summary(path):
     return data
 
 
+def load_pyplot(script):
+    """matplotlib.pyplot on the Agg backend; None, after a line on stderr naming `script`,
+    when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print(f"{script}: matplotlib is missing ({e}); install python3-matplotlib",
+              file=sys.stderr)
+        return None
+    return plt
+
+
 def save(plt, fig, out_dir, name):
     final = os.path.join(out_dir, name)
     tmp = f"{final}.tmp.{os.getpid()}.png"
@@ -197,13 +211,8 @@ def main(argv):
                         help="SUMMARY_CSV is a models experiment's summary.csv")
     parser.add_argument("--png", default="bars.png", help="the bar chart's file name")
     args = parser.parse_args(argv)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        print(f"plot.py: matplotlib is missing ({e}); install python3-matplotlib",
-              file=sys.stderr)
+    plt = load_pyplot("plot.py")
+    if plt is None:
         return 2
     if args.bars:
         try:

@@ -23,6 +23,10 @@ import re
 import sys
 from collections import OrderedDict
 
+# experiments/plot.py, beside this folder (in the runfiles too: history_plot depends on it).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from plot import load_pyplot, save  # noqa: E402
+
 
 def read_history(path):
     """The runs of the file, oldest first, as dicts with the keys the plot needs."""
@@ -86,15 +90,6 @@ def file_names(names):
     return out
 
 
-def save(plt, fig, out_dir, name):
-    final = os.path.join(out_dir, name)
-    tmp = f"{final}.tmp.{os.getpid()}.png"
-    fig.savefig(tmp)
-    plt.close(fig)
-    os.replace(tmp, final)
-    return name
-
-
 def plot_family(plt, family, entry, runs, out_dir, png, title):
     several_settings = len({setting for _, setting in entry["series"]}) > 1
     fig, ax = plt.subplots(figsize=(max(6.4, min(16, 0.35 * len(runs) + 3)), 4.4), dpi=120)
@@ -129,13 +124,8 @@ def main(argv):
     parser.add_argument("out_dir")
     parser.add_argument("--title", default="")
     args = parser.parse_args(argv)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        print(f"plot_history.py: matplotlib is missing ({e}); install python3-matplotlib",
-              file=sys.stderr)
+    plt = load_pyplot("plot_history.py")
+    if plt is None:
         return 2
     try:
         runs = read_history(args.history)

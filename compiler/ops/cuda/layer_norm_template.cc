@@ -92,14 +92,7 @@ absl::StatusOr<te::Tensor> BlockPerRow(schedule::Schedule& s, const te::Tensor& 
         return (x(row, k) - mean(row)) / ir::sqrt(var + epsilon) * gamma(k) + beta(k);
       },
       "layer_norm");
-  s = schedule::create_schedule({out.op()});
-  Stage os = s[out];
-  const auto& axes = nn::Axes(out);
-  TESSEL_RETURN_IF_ERROR(os.bind(axes[0], "blockIdx.x"));
-  TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult k, os.split(axes[1], nn::Dim(threads)));
-  TESSEL_RETURN_IF_ERROR(os.bind(k.inner, "threadIdx.x"));
-  TESSEL_RETURN_IF_ERROR(ScheduleBlockRowReduction(s, sum, os, axes[0]));
-  TESSEL_RETURN_IF_ERROR(ScheduleBlockRowReduction(s, squares, os, axes[0]));
+  TESSEL_RETURN_IF_ERROR(ScheduleBlockPerRow(s, out, threads, {&sum, &squares}));
   return out;
 }
 

@@ -84,4 +84,18 @@ absl::Status ScheduleBlockRowReduction(schedule::Schedule& s, const BlockRowRedu
   return absl::OkStatus();
 }
 
+absl::Status ScheduleBlockPerRow(schedule::Schedule& s, const te::Tensor& out, int64_t threads,
+                                 const std::vector<const BlockRowReduction*>& reductions) {
+  s = schedule::create_schedule({out.op()});
+  schedule::Stage os = s[out];
+  const std::vector<ir::IterVar>& axes = nn::Axes(out);
+  TESSEL_RETURN_IF_ERROR(os.bind(axes[0], "blockIdx.x"));
+  TESSEL_ASSIGN_OR_RETURN(schedule::Stage::SplitResult k, os.split(axes[1], Int(threads)));
+  TESSEL_RETURN_IF_ERROR(os.bind(k.inner, "threadIdx.x"));
+  for (const BlockRowReduction* r : reductions) {
+    TESSEL_RETURN_IF_ERROR(ScheduleBlockRowReduction(s, *r, os, axes[0]));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace tessel::ops::cuda

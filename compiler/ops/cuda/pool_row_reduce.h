@@ -52,4 +52,10 @@ int64_t BlockThreadsForRows(const target::GpuFacts& gpu, int64_t k);
 absl::Status ScheduleBlockRowReduction(schedule::Schedule& s, const BlockRowReduction& r,
                                        const schedule::Stage& consumer, const ir::IterVar& block);
 
+// A new schedule of `out` [rows, k] with a block per row: rows on blockIdx.x, k split by
+// `threads` onto threadIdx.x, and each of `reductions` (read by out at its row) inside the row's
+// block as ScheduleBlockRowReduction places it.
+absl::Status ScheduleBlockPerRow(schedule::Schedule& s, const te::Tensor& out, int64_t threads,
+                                 const std::vector<const BlockRowReduction*>& reductions);
+
 }  // namespace tessel::ops::cuda

@@ -99,14 +99,7 @@ absl::StatusOr<te::Tensor> BlockPerRow(schedule::Schedule& s, const te::Tensor& 
         return log ? shifted - ir::log(sum.result(row)) : ir::exp(shifted) / sum.result(row);
       },
       log ? "log_softmax" : "softmax");
-  s = schedule::create_schedule({out.op()});
-  Stage os = s[out];
-  const auto& axes = nn::Axes(out);
-  TESSEL_RETURN_IF_ERROR(os.bind(axes[0], "blockIdx.x"));
-  TESSEL_ASSIGN_OR_RETURN(Stage::SplitResult k, os.split(axes[1], nn::Dim(threads)));
-  TESSEL_RETURN_IF_ERROR(os.bind(k.inner, "threadIdx.x"));
-  TESSEL_RETURN_IF_ERROR(ScheduleBlockRowReduction(s, max, os, axes[0]));
-  TESSEL_RETURN_IF_ERROR(ScheduleBlockRowReduction(s, sum, os, axes[0]));
+  TESSEL_RETURN_IF_ERROR(ScheduleBlockPerRow(s, out, threads, {&max, &sum}));
   return out;
 }
 
