@@ -1,8 +1,8 @@
 // Fused groups compiled as one kernel (kernel_groups.h, fused_tail.h) on small graphs, against
 // the libtorch evaluation of the same graph node by node: every tail operator with broadcast
 // inputs, a blocked (NCHWc) and a logical (dense) master, the channel-strided rule, a group
-// split where a tail cannot go on, casts beside fused groups, and a tuning log's config applied
-// to a fused kernel.
+// split where a tail cannot go on, casts beside fused groups, element-wise groups without a
+// master, and a tuning log's config applied to a fused kernel.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -210,6 +210,36 @@ TEST(CompileFusionTest, CastsNextToAConvAndAnAdd) {
   ASSERT_GE(sum, 0);
   ASSERT_GE(truncate, 0);
   EXPECT_EQ(plan.group_of[static_cast<size_t>(sum)], plan.group_of[static_cast<size_t>(truncate)]);
+}
+
+// Groups of element-wise nodes without a master run as one kernel each, led by their first
+// element-wise node: LSTM gates (a broadcast constant among them), and a residual chain cut where
+// an injective node (reshape) follows, with the reshape and the multiply after it on their own.
+TEST(CompileFusionTest, ElementwiseGroupsWithoutAMasterRunAsOneKernel) {
+  absl::StatusOr<TestGraph> gates = testing::LstmGatesGraph();
+  ASSERT_TRUE(gates.ok()) << gates.status();
+  const CompiledModel m = CompileAndCheck(*gates);
+  EXPECT_THAT(StepNodes(m), ::testing::UnorderedElementsAre(
+                                std::vector<std::string>{"biased_f", "forget", "kept", "in_gate",
+                                                         "cell_in", "written", "next_c"},
+                                std::vector<std::string>{"out_gate", "cell_out", "next_h"}));
+  EXPECT_EQ(m.NumFusedSteps(), 2);
+  const CompiledModel off = CompileAndCheck(*gates, {.fuse = false, .alter_layout = false});
+  EXPECT_EQ(off.steps.size(), 10u);
+
+  Builder b;
+  ValueId x = b.Input("x", {{1, 16, 8, 8}});
+  ValueId r = b.Input("r", {{1, 16, 8, 8}});
+  ValueId y = b.Op("add", {x, b.Constant("bias", Random({16, 1, 1}, 3))}, {}, "biased");
+  y = b.Op("add", {y, r}, {}, "residual");
+  y = b.Op("relu", {y}, {}, "relu");
+  y = b.Op("reshape", {y}, {{"newshape", {1, 16, 64}}}, "rows");
+  b.Output(b.Op("multiply", {y, b.Constant("weights", Random({64}, 4))}, {}, "scale"));
+  const TestGraph chain = Finish(b, {Random({1, 16, 8, 8}, 5), Random({1, 16, 8, 8}, 6)});
+  EXPECT_THAT(
+      StepNodes(CompileAndCheck(chain)),
+      ::testing::ElementsAre(std::vector<std::string>{"biased", "residual", "relu"},
+                             std::vector<std::string>{"rows"}, std::vector<std::string>{"scale"}));
 }
 
 // Groups with the same master task and tail share a kernel; a different tail is another kernel

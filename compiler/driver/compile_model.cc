@@ -117,7 +117,7 @@ absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g,
     const std::optional<FusedTail>& tail = groups.tails[k];
     CompiledStep step;
     step.nodes = group.nodes;
-    step.master = tail ? group.master : group.nodes[0];
+    step.master = groups.leads[k];
     const graph::Node& node = g.nodes[static_cast<size_t>(step.master)];
     step.inputs = node.inputs;
     step.outputs = node.outputs;
@@ -272,7 +272,8 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Targe
       graph::passes::FusionPlan fusion,
       graph::passes::FuseOps(og, {.enabled = options.optimize_graph && options.fuse}));
   TESSEL_ASSIGN_OR_RETURN(KernelGroups groups,
-                          PlanKernelGroups(og, fusion, model.facts, options.strided_tail_inputs));
+                          PlanKernelGroups(og, fusion, model.facts, options.strided_tail_inputs,
+                                           options.fuse_elementwise_groups));
   TESSEL_ASSIGN_OR_RETURN(model.memory, graph::passes::PlanMemory(og, groups.plan));
   if (absl::Status s = graph::passes::CheckMemoryPlan(og, groups.plan, model.memory); !s.ok()) {
     return absl::InternalError(absl::StrCat("memory plan: ", s.message()));

@@ -66,6 +66,9 @@ struct CompileOptions {
   // Which fused tails may read a full-size input (a residual) across channel blocks; the
   // default is the measured per-template rule, the others are for measuring it.
   StridedTailInputs strided_tail_inputs = StridedTailInputs::kByTemplate;
+  // With fuse: whether a fusion group without a master (element-wise chains) is one kernel led
+  // by its first element-wise node (kernel_groups.h); false: node by node (for measuring).
+  bool fuse_elementwise_groups = true;
 };
 
 // Errors: a bad target (naming it), a node no template computes or whose arguments its template

@@ -37,7 +37,7 @@ struct CompiledKernel {
 // One kernel call: a group of graph nodes (kernel_groups.h) computed by one kernel.
 struct CompiledStep {
   std::vector<int> nodes;  // graph node indices, increasing
-  int master = -1;         // the node whose template the kernel is (with a tail: the others)
+  int master = -1;         // the node whose template the kernel is (its lead, kernel_groups.h)
   int kernel = -1;         // index into CompiledModel::kernels
   // The kernel's logical inputs: the master's inputs, then its tail's inputs (values read by
   // the tail from outside the group); and the values it gives (the group's outputs).

@@ -31,6 +31,18 @@ fs::path TempDir(const std::string& name) {
   return path;
 }
 
+// Both models run on `inputs` and give bit-identical outputs.
+void ExpectSameOutputs(const CompiledModel& want_model, const CompiledModel& got_model,
+                       const std::vector<runtime::NDArray>& inputs) {
+  absl::StatusOr<runtime::GraphExecutor> a = MakeExecutor(want_model);
+  absl::StatusOr<runtime::GraphExecutor> b = MakeExecutor(got_model);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  absl::StatusOr<std::vector<runtime::NDArray>> want = a->Run(inputs);
+  absl::StatusOr<std::vector<runtime::NDArray>> got = b->Run(inputs);
+  ASSERT_TRUE(want.ok() && got.ok()) << want.status() << got.status();
+  EXPECT_TRUE(ops::CompareOutputs(*got, *want, {.atol = 0, .rtol = 0}).ok());
+}
+
 class SavedModelTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -86,13 +98,28 @@ TEST_F(SavedModelTest, LoadedModelRunsTheSame) {
     EXPECT_EQ(loaded->kernels[k].task, model_->kernels[k].task);
     EXPECT_TRUE(loaded->kernels[k].config == model_->kernels[k].config);
   }
-  absl::StatusOr<runtime::GraphExecutor> a = MakeExecutor(*model_);
-  absl::StatusOr<runtime::GraphExecutor> b = MakeExecutor(*loaded);
-  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> want = a->Run(tiny_->inputs);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = b->Run(tiny_->inputs);
-  ASSERT_TRUE(want.ok() && got.ok());
-  EXPECT_TRUE(ops::CompareOutputs(*got, *want, {.atol = 0, .rtol = 0}).ok());
+  ExpectSameOutputs(*model_, *loaded, tiny_->inputs);
+}
+
+// Element-wise groups without a master (one kernel each, led by an element-wise node) come back
+// with their tails rebuilt from the graph and compute the same.
+TEST_F(SavedModelTest, ElementwiseGroupsRoundTrip) {
+  absl::StatusOr<testing::TestGraph> t = testing::LstmGatesGraph();
+  ASSERT_TRUE(t.ok()) << t.status();
+  absl::StatusOr<CompiledModel> m = Compile(t->graph, target::Target::Llvm(), nullptr);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->NumFusedSteps(), 2);
+  const fs::path dir = TempDir("elementwise_groups");
+  ASSERT_TRUE(m->Save(dir.string()).ok());
+  absl::StatusOr<CompiledModel> loaded = CompiledModel::Load(dir.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->steps.size(), m->steps.size());
+  for (size_t i = 0; i < m->steps.size(); ++i) {
+    EXPECT_EQ(loaded->steps[i].master, m->steps[i].master);
+    EXPECT_EQ(loaded->kernels[static_cast<size_t>(loaded->steps[i].kernel)].tail,
+              m->kernels[static_cast<size_t>(m->steps[i].kernel)].tail);
+  }
+  ExpectSameOutputs(*m, *loaded, t->inputs);
 }
 
 TEST_F(SavedModelTest, ConvolutionModelRoundTrips) {
@@ -104,13 +131,7 @@ TEST_F(SavedModelTest, ConvolutionModelRoundTrips) {
   ASSERT_TRUE(m->Save(dir.string()).ok());
   absl::StatusOr<CompiledModel> loaded = CompiledModel::Load(dir.string());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  absl::StatusOr<runtime::GraphExecutor> a = MakeExecutor(*m);
-  absl::StatusOr<runtime::GraphExecutor> b = MakeExecutor(*loaded);
-  ASSERT_TRUE(a.ok() && b.ok());
-  absl::StatusOr<std::vector<runtime::NDArray>> want = a->Run(t->inputs);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = b->Run(t->inputs);
-  ASSERT_TRUE(want.ok() && got.ok()) << got.status();
-  EXPECT_TRUE(ops::CompareOutputs(*got, *want, {.atol = 0, .rtol = 0}).ok());
+  ExpectSameOutputs(*m, *loaded, t->inputs);
 }
 
 // A residual block: conv -> bias -> relu -> conv -> bias -> add x -> relu, then the same block
@@ -176,13 +197,7 @@ TEST_F(SavedModelTest, OptimizedModelRoundTrips) {
   EXPECT_EQ(loaded->memory.storage_bytes, m->memory.storage_bytes);
   EXPECT_EQ(loaded->memory.peak_bytes, m->memory.peak_bytes);
   EXPECT_EQ(loaded->memory.naive_bytes, m->memory.naive_bytes);
-  absl::StatusOr<runtime::GraphExecutor> a = MakeExecutor(*m);
-  absl::StatusOr<runtime::GraphExecutor> b = MakeExecutor(*loaded);
-  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
-  absl::StatusOr<std::vector<runtime::NDArray>> want = a->Run(t.inputs);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = b->Run(t.inputs);
-  ASSERT_TRUE(want.ok() && got.ok());
-  EXPECT_TRUE(ops::CompareOutputs(*got, *want, {.atol = 0, .rtol = 0}).ok());
+  ExpectSameOutputs(*m, *loaded, t.inputs);
 
   // A kernel's tail that its step's nodes do not make is an error naming the step.
   fs::path bad = TempDir("bad_tail");

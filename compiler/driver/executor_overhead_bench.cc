@@ -1,7 +1,8 @@
 // A development tool: what the graph executor costs per step, beside its kernels' work. Compiles
 // chains of relu nodes on a tensor of --elements floats, one of --steps nodes and one of a single
-// node, each node its own step (a chain of element-wise nodes without a master compiles node by
-// node: kernel_groups.h), times the two executors interleaved (batches of runs lasting about
+// node, each node its own step (CompileOptions::fuse_elementwise_groups off; on, the chain would
+// be one kernel: kernel_groups.h), times the two executors interleaved (batches of runs lasting
+// about
 // --min_ms, median of --repeat) and prints per run the time of each and
 //   per step = (long chain - one node) / (steps - 1),
 // what one more step costs: the executor's argument list, the checked kernel call, the kernel
@@ -94,7 +95,8 @@ int Run(int argc, char** argv) {
     absl::StatusOr<graph::Graph> g = b.Finish();
     if (!g.ok()) return Fail(g.status());
     absl::StatusOr<CompiledModel> m =
-        Compile(*g, target::Target::Llvm(), nullptr, {.run_threads = o.threads});
+        Compile(*g, target::Target::Llvm(), nullptr,
+                {.run_threads = o.threads, .fuse_elementwise_groups = false});
     if (!m.ok()) return Fail(m.status());
     if (m->steps.size() != static_cast<size_t>(steps)) {
       return Fail(absl::InternalError(

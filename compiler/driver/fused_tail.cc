@@ -10,12 +10,10 @@
 #include "compiler/graph/node_layout.h"
 #include "compiler/graph/tensor_type.h"
 #include "compiler/ops/nn/elementwise.h"
-#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/nn/unary.h"
 #include "compiler/ops/op_args.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/status_macros.h"
-#include "compiler/te/compute.h"
 
 namespace tessel::driver {
 namespace {
@@ -36,15 +34,13 @@ struct TailNode {
   std::vector<Operand> operands;
 };
 
-// What OutputTail::apply evaluates; shared by the copies of the closure.
+// What OutputTail::apply evaluates (ops::BroadcastingTail reads the inputs); shared by the
+// copies of the closure.
 struct TailProgram {
-  std::vector<int64_t> out_shape;
-  std::vector<te::Tensor> inputs;
-  std::vector<std::vector<int64_t>> input_shapes;
   std::vector<TailNode> nodes;  // the last one gives the stored value
 };
 
-ir::Expr Evaluate(const TailProgram& p, const ir::Expr& value, const std::vector<ir::Expr>& l) {
+ir::Expr Evaluate(const TailProgram& p, const ir::Expr& value, const std::vector<ir::Expr>& reads) {
   std::vector<ir::Expr> exprs;
   exprs.reserve(p.nodes.size());
   auto operand = [&](const Operand& o) -> ir::Expr {
@@ -53,10 +49,8 @@ ir::Expr Evaluate(const TailProgram& p, const ir::Expr& value, const std::vector
         return value;
       case Operand::Kind::kNode:
         return exprs[static_cast<size_t>(o.index)];
-      case Operand::Kind::kInput: {
-        const size_t i = static_cast<size_t>(o.index);
-        return p.inputs[i](ops::nn::BroadcastIndex(p.input_shapes[i], p.out_shape, l));
-      }
+      case Operand::Kind::kInput:
+        return reads[static_cast<size_t>(o.index)];
     }
     return value;
   };
@@ -116,8 +110,9 @@ absl::StatusOr<FusedTail> BuildFusedTail(const graph::Graph& g, int master,
                                        ", the group ", out.ToString()));
   }
   auto program = std::make_shared<TailProgram>();
-  program->out_shape = out.shape;
   FusedTail result;
+  std::vector<std::string> input_names;
+  std::vector<std::vector<int64_t>> input_shapes;
   std::vector<int> node_slot(g.nodes.size(), -1);  // graph node -> index into program->nodes
   std::vector<int64_t> tree_size;                  // per program node
   std::vector<std::string> texts;
@@ -161,9 +156,8 @@ absl::StatusOr<FusedTail> BuildFusedTail(const graph::Graph& g, int master,
         o.index = static_cast<int>(it - result.inputs.begin());
         if (it == result.inputs.end()) {
           result.inputs.push_back(id);
-          program->inputs.push_back(te::placeholder(ops::nn::ShapeExprs(v.type.shape), ir::kFloat32,
-                                                    absl::StrCat("tail", o.index)));
-          program->input_shapes.push_back(v.type.shape);
+          input_names.push_back(absl::StrCat("tail", o.index));
+          input_shapes.push_back(v.type.shape);
         }
         operand_texts.push_back(absl::StrCat("i", o.index));
       }
@@ -195,14 +189,15 @@ absl::StatusOr<FusedTail> BuildFusedTail(const graph::Graph& g, int master,
     input_texts.push_back(absl::StrCat("i", i, "=", g.type(result.inputs[i]).ToString()));
   }
   result.signature = absl::StrCat(absl::StrJoin(texts, ";"), " ", absl::StrJoin(input_texts, " "));
-  result.tail.inputs = program->inputs;
+  result.tail =
+      ops::BroadcastingTail(out.shape, input_names, input_shapes,
+                            [program](ir::Expr value, const std::vector<ir::Expr>& reads) {
+                              return Evaluate(*program, value, reads);
+                            });
   // A blocked master output (node_layout.h): the tail runs over its blocked index.
   TESSEL_ASSIGN_OR_RETURN(graph::NodeLayout layout, graph::NodeLayoutOf(m.attrs));
   result.tail.program_index = layout.out_block > 0;
   if (result.tail.program_index) absl::StrAppend(&result.signature, " blocked");
-  result.tail.apply = [program](ir::Expr value, const std::vector<ir::Expr>& logical) {
-    return Evaluate(*program, value, logical);
-  };
   return result;
 }
 

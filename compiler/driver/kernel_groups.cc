@@ -55,6 +55,19 @@ bool HasSingleOutput(const graph::Graph& g, const std::vector<int>& prefix,
   return true;
 }
 
+// Whether node `lead` reads a value made by a node of `run` (then it cannot compute the run: the
+// kernel's inputs are its inputs, taken from outside).
+bool ReadsFromRun(const graph::Graph& g, int lead, const std::vector<int>& run) {
+  for (ValueId id : g.nodes[static_cast<size_t>(lead)].inputs) {
+    const graph::Value& v = g.value(id);
+    if (v.kind == graph::ValueKind::kNodeOutput &&
+        std::find(run.begin(), run.end(), v.node) != run.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 // The blocked templates (output NCHW[x]c) read a logical NCHW residual with a gather per output
@@ -95,53 +108,79 @@ absl::StatusOr<FusedTail> RebuildTail(const graph::Graph& g, int master,
 
 absl::StatusOr<KernelGroups> PlanKernelGroups(const graph::Graph& g, const FusionPlan& fusion,
                                               const target::TargetFacts& facts,
-                                              StridedTailInputs strided) {
+                                              StridedTailInputs strided, bool lead_elementwise) {
   std::vector<bool> is_output(g.values.size(), false);
   for (ValueId id : g.outputs) is_output[static_cast<size_t>(id)] = true;
   const std::vector<std::vector<int>> consumers = g.Consumers();
 
   KernelGroups out;
-  auto add = [&](std::vector<int> nodes, std::optional<FusedTail> tail) -> absl::Status {
+  auto add = [&](std::vector<int> nodes, int lead, std::optional<FusedTail> tail) -> absl::Status {
     TESSEL_ASSIGN_OR_RETURN(FusionGroup group, MakeGroup(g, std::move(nodes)));
     out.plan.groups.push_back(std::move(group));
+    out.leads.push_back(lead);
     out.tails.push_back(std::move(tail));
     return absl::OkStatus();
   };
+  // The template computing node n, or an error naming the node.
+  auto template_of = [&](int n) -> absl::StatusOr<const ops::Template*> {
+    const graph::Node& node = g.nodes[static_cast<size_t>(n)];
+    TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, graph::OpArgsOf(g, node));
+    absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(node.op, args, facts);
+    if (!t.ok()) {
+      return absl::Status(t.status().code(), absl::StrCat("node '", node.name, "' (", node.op,
+                                                          "): ", t.status().message()));
+    }
+    return *t;
+  };
   for (const FusionGroup& group : fusion.groups) {
     const std::vector<int>& nodes = group.nodes;
-    size_t fused = 0;  // the nodes[0, fused) that form one tail kernel (0: none)
+    // The kernel of the group's nodes [begin, end) led by `lead` with `tail` (end 0: none).
+    size_t begin = 0, end = 0;
+    int lead = -1;
     std::optional<FusedTail> tail;
-    if (nodes.size() > 1 && group.master >= 0) {
-      const graph::Node& m = g.nodes[static_cast<size_t>(group.master)];
-      TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, graph::OpArgsOf(g, m));
-      absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(m.op, args, facts);
-      if (!t.ok()) {
-        return absl::Status(t.status().code(), absl::StrCat("node '", m.name, "' (", m.op,
-                                                            "): ", t.status().message()));
+    // Tries runs [first, e) led by node nodes[at], longest first.
+    auto try_lead = [&](size_t first, size_t at, const ops::Template& t, const TailRules& rules) {
+      for (size_t e = nodes.size(); t.instantiate_with_tail && e > at + 1; --e) {
+        const std::vector<int> run(nodes.begin() + static_cast<long>(first),
+                                   nodes.begin() + static_cast<long>(e));
+        if (ReadsFromRun(g, nodes[at], run) || !HasSingleOutput(g, run, consumers, is_output)) {
+          continue;
+        }
+        absl::StatusOr<FusedTail> built = BuildFusedTail(g, nodes[at], run, rules);
+        if (!built.ok()) continue;
+        begin = first, end = e, lead = nodes[at];
+        tail = *std::move(built);
+        return true;
       }
-      TailRules rules = TailRulesFor((*t)->name);
+      return false;
+    };
+    if (nodes.size() > 1 && group.master >= 0) {
+      TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, template_of(group.master));
+      TailRules rules = TailRulesFor(t->name);
       if (strided != StridedTailInputs::kByTemplate) {
         rules.channel_strided_inputs = strided == StridedTailInputs::kAlways;
       }
-      const size_t master_at =
+      const size_t at =
           static_cast<size_t>(std::find(nodes.begin(), nodes.end(), group.master) - nodes.begin());
-      for (size_t end = nodes.size(); (*t)->instantiate_with_tail && end > master_at + 1; --end) {
-        const std::vector<int> prefix(nodes.begin(), nodes.begin() + static_cast<long>(end));
-        if (!HasSingleOutput(g, prefix, consumers, is_output)) continue;
-        absl::StatusOr<FusedTail> built = BuildFusedTail(g, group.master, prefix, rules);
-        if (!built.ok()) continue;
-        fused = end;
-        tail = *std::move(built);
-        break;
+      try_lead(0, at, *t, rules);
+    } else if (nodes.size() > 1 && lead_elementwise) {
+      // No master: the first element-wise node that can lead a run (its inputs come from outside
+      // the run, its output is the run's shape) computes it; the run's other nodes, before it
+      // (from the group's first) or from it on, are its tail.
+      for (size_t at = 0; at + 1 < nodes.size(); ++at) {
+        if (!IsTailOperator(g.nodes[static_cast<size_t>(nodes[at])].op)) continue;
+        TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, template_of(nodes[at]));
+        if (try_lead(0, at, *t, TailRules{}) || try_lead(at, at, *t, TailRules{})) break;
       }
     }
-    if (fused > 0) {
-      TESSEL_RETURN_IF_ERROR(
-          add(std::vector<int>(nodes.begin(), nodes.begin() + static_cast<long>(fused)),
-              std::move(tail)));
+    for (size_t j = 0; j < begin; ++j) TESSEL_RETURN_IF_ERROR(add({nodes[j]}, nodes[j], {}));
+    if (end > 0) {
+      TESSEL_RETURN_IF_ERROR(add(std::vector<int>(nodes.begin() + static_cast<long>(begin),
+                                                  nodes.begin() + static_cast<long>(end)),
+                                 lead, std::move(tail)));
     }
-    for (size_t j = fused; j < nodes.size(); ++j) {
-      TESSEL_RETURN_IF_ERROR(add({nodes[j]}, std::nullopt));
+    for (size_t j = std::max(begin, end); j < nodes.size(); ++j) {
+      TESSEL_RETURN_IF_ERROR(add({nodes[j]}, nodes[j], {}));
     }
   }
   out.plan.group_of.assign(g.nodes.size(), -1);

@@ -6,7 +6,8 @@
 // (and, on request: no_layout, without the layout pass; own_blocks, every kernel in its own
 // config's channel blocks rather than its producer's (CompileOptions::follow_data_blocks);
 // strided_never and strided_always, the optimized build with every template's fused tails kept
-// from, or allowed, a channel-strided input: kernel_groups.h) and
+// from, or allowed, a channel-strided input: kernel_groups.h; elementwise_apart, groups without
+// a master compiled node by node) and
 // times the executors interleaved in this process: warm-up runs, then per repeat a batch of
 // runs of each in turn (each batch's size set from a warm-up run to last about --min_ms), so all
 // see the same machine state. Prints per network the median time per run of each, its speed-up
@@ -48,6 +49,7 @@ const Variant kVariants[] = {
     {"no_layout", {.alter_layout = false}},
     {"own_blocks", {.follow_data_blocks = false}},
     {"strided_never", {.strided_tail_inputs = StridedTailInputs::kNever}},
+    {"elementwise_apart", {.fuse_elementwise_groups = false}},
     {"strided_always", {.strided_tail_inputs = StridedTailInputs::kAlways}},
 };
 

@@ -225,4 +225,28 @@ absl::StatusOr<TestGraph> TinyGraph() {
   return Finish(b, {xv});
 }
 
+absl::StatusOr<TestGraph> LstmGatesGraph() {
+  Draws d;
+  Builder b;
+  std::vector<runtime::NDArray> inputs;
+  auto input = [&](const char* name) {
+    inputs.push_back(d.Next({2, 24}));
+    return b.Input(name, {{2, 24}});
+  };
+  const ValueId i = input("i"), f = input("f"), g = input("g"), o = input("o"), c = input("c");
+  ValueId forget = b.Op("add", {f, b.Constant("forget_bias", d.Next({24}))}, {}, "biased_f");
+  forget = b.Op("sigmoid", {forget}, {}, "forget");
+  const ValueId kept = b.Op("multiply", {forget, c}, {}, "kept");
+  const ValueId in =
+      b.Op("multiply", {b.Op("sigmoid", {i}, {}, "in_gate"), b.Op("tanh", {g}, {}, "cell_in")}, {},
+           "written");
+  const ValueId next_c = b.Op("add", {kept, in}, {}, "next_c");
+  const ValueId out_gate = b.Op("sigmoid", {o}, {}, "out_gate");
+  const ValueId next_h =
+      b.Op("multiply", {out_gate, b.Op("tanh", {next_c}, {}, "cell_out")}, {}, "next_h");
+  b.Output(next_h);
+  b.Output(next_c);
+  return Finish(b, std::move(inputs));
+}
+
 }  // namespace tessel::driver::testing

@@ -40,6 +40,12 @@ absl::StatusOr<TestGraph> RecurrentGraph();
 // bitserial_conv2d and bitserial_dense on uint8 inputs.
 absl::StatusOr<TestGraph> BitserialGraph();
 
+// LSTM gates as a PyTorch export computes them, element-wise: from gate inputs i, f, g, o and
+// the cell c ([2, 24] each) and a forget bias [24] (a constant),
+//   c' = sigmoid(f + bias) * c + sigmoid(i) * tanh(g),   h = sigmoid(o) * tanh(c')
+// with c' and h the outputs. No node has a master: two fusion groups of element-wise nodes.
+absl::StatusOr<TestGraph> LstmGatesGraph();
+
 // x [1, 16, 8, 8] -> conv2d 3x3 (16 channels) -> relu -> dense [10]: small and fast to compile.
 absl::StatusOr<TestGraph> TinyGraph();
 

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "compiler/ir/expr.h"
@@ -25,7 +27,24 @@ struct OutputTail {
   // output's blocked layout (Template::channel_blocks), so an element's index there is its
   // index in every full-size tail input.
   bool program_index = false;
+  // Optional: the same tail over views of the output and of its inputs (other shapes of the
+  // same contiguous data, as injective::CollapseBroadcast makes them: the output's rank, extent
+  // 1 where an input is broadcast): given the output's view and each input's, a tail reading new
+  // placeholders of those shapes, applied at the view's index. A template that computes over
+  // views (the element-wise ones) takes only tails that have it.
+  std::function<OutputTail(const std::vector<int64_t>& out,
+                           const std::vector<std::vector<int64_t>>& inputs)>
+      over_views = nullptr;
 };
+
+// A tail whose inputs (named names[i], of shapes[i]) broadcast to the output (of out_shape) by
+// numpy's rules: each is read at nn::BroadcastIndex of the element's index, and `combine` gives
+// the stored value from the operator's result and those reads (in input order). It has
+// over_views.
+OutputTail BroadcastingTail(
+    std::vector<int64_t> out_shape, const std::vector<std::string>& names,
+    const std::vector<std::vector<int64_t>>& shapes,
+    std::function<ir::Expr(ir::Expr value, const std::vector<ir::Expr>& reads)> combine);
 
 // The logical index of an element of a program's output from its index there (identity for
 // programs that give the logical form; NCHW[x]c -> NCHW for blocked ones).

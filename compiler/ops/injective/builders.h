@@ -26,6 +26,15 @@ InjectiveBuilder UnaryBuilder(const nn::UnaryOp& unary);
 // (elementwise_builders.cc), over the CollapseBroadcast views of a, b and the output.
 InjectiveBuilder BinaryBuilder(nn::BinaryOp kind);
 
+// The same operators with an output tail fused (ops/output_tail.h; a fusion group without a
+// complex master, led by its first element-wise node): the operands and the tail's inputs over
+// their joint CollapseBroadcast views, the output the tail of the operator's value. The program
+// takes the tail's inputs after the operands (as AppendTailInputs orders them), each viewed as
+// a reshape of its logical form. Errors: a tail without over_views, or an input of it that does
+// not broadcast to the output. A null tail builds what UnaryBuilder and BinaryBuilder do.
+TailedInjectiveBuilder UnaryTailBuilder(const nn::UnaryOp& unary);
+TailedInjectiveBuilder BinaryTailBuilder(nn::BinaryOp kind);
+
 // Data movement (transform_builders.cc). reshape and flatten copy one flat row; concatenate
 // joins [before, axis, after] views; transpose and pad fuse the trailing axes they keep in
 // place; layout_transform between channel blocks of which one divides the other is a transpose

@@ -24,31 +24,76 @@ te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& nam
   return te::placeholder(nn::ShapeExprs(shape), dtype, name);
 }
 
+// The element-wise computes of `operands` (logical shapes of one element type) broadcast to
+// `out`, with `tail` (may be null) applied: the operands and the tail's inputs over their joint
+// CollapseBroadcast views, so that along each axis of the views each of them is present or
+// broadcast as a whole. The program takes the operands, then the tail's inputs.
+absl::StatusOr<InjectiveOp> OverViews(
+    const std::string& name, std::vector<TensorSpec> operands, const std::vector<int64_t>& out,
+    ir::DataType dtype,
+    const std::function<absl::StatusOr<te::Tensor>(const std::vector<te::Tensor>&)>& compute,
+    const OutputTail* tail) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const TensorSpec& o : operands) shapes.push_back(o.shape);
+  const size_t own = shapes.size();
+  if (tail != nullptr) {
+    if (!tail->over_views) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(name, ": the tail cannot be evaluated over views (no over_views)"));
+    }
+    for (const te::Tensor& t : tail->inputs) {
+      TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, nn::ConstShape(t, name));
+      if (shape.size() > out.size() || !nn::BroadcastShape(shape, out).ok() ||
+          *nn::BroadcastShape(shape, out) != out) {
+        return absl::InvalidArgumentError(absl::StrCat(name, ": tail input '", t.name(), "' ",
+                                                       ShapeText(shape), " does not broadcast to ",
+                                                       ShapeText(out)));
+      }
+      shapes.push_back(shape);
+      operands.push_back({t.name(), shape, ir::ToDLType(t.dtype())});
+    }
+  }
+  const CollapsedViews views = CollapseBroadcast(out, shapes);
+  InjectiveOp op;
+  for (size_t i = 0; i < own; ++i) {
+    op.inputs.push_back(Placeholder(views.operands[i], operands[i].name, dtype));
+  }
+  TESSEL_ASSIGN_OR_RETURN(op.output, compute(op.inputs));
+  if (tail != nullptr) {
+    const std::vector<std::vector<int64_t>> tail_views(views.operands.begin() + own,
+                                                       views.operands.end());
+    const OutputTail view_tail = tail->over_views(views.out, tail_views);
+    op.output =
+        ApplyTail(op.output, view_tail, [](const std::vector<ir::Expr>& index) { return index; });
+    op.inputs.insert(op.inputs.end(), view_tail.inputs.begin(), view_tail.inputs.end());
+  }
+  op.logical_inputs = std::move(operands);
+  op.logical_output_shape = out;
+  op.prepare = ReshapeArrays(views.operands);
+  op.finish = ReshapeArrays({out});
+  return op;
+}
+
 }  // namespace
 
-// The program works on x as one row of all its elements (a view: prepare and finish reshape).
-InjectiveBuilder UnaryBuilder(const nn::UnaryOp& unary) {
-  return [&unary](const std::string& name, const OpArgs& args) -> absl::StatusOr<InjectiveOp> {
+TailedInjectiveBuilder UnaryTailBuilder(const nn::UnaryOp& unary) {
+  return [&unary](const std::string& name, const OpArgs& args,
+                  const OutputTail* tail) -> absl::StatusOr<InjectiveOp> {
     ArgReader reader(name, args);
     TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, reader.Shape("shape"));
     TESSEL_ASSIGN_OR_RETURN(const nn::ElementFn element, unary.element(reader));
-    const std::vector<int64_t> flat = {nn::NumElements(shape)};
-    InjectiveOp op;
-    te::Tensor x = Placeholder(flat, "x");
-    op.output = nn::ApplyUnary(unary, element, x);
-    op.inputs = {x};
-    op.logical_inputs = {{"x", shape, {kDLFloat, 32, 1}, unary.low, unary.high}};
-    op.logical_output_shape = shape;
-    op.prepare = ReshapeArrays({flat});
-    op.finish = ReshapeArrays({shape});
-    return op;
+    return OverViews(
+        name, {{"x", shape, {kDLFloat, 32, 1}, unary.low, unary.high}}, shape, ir::kFloat32,
+        [&](const std::vector<te::Tensor>& x) -> absl::StatusOr<te::Tensor> {
+          return nn::ApplyUnary(unary, element, x[0]);
+        },
+        tail);
   };
 }
 
-// The program works on the collapsed views of a, b and the output (CollapseBroadcast): along
-// each axis of the views, each operand is present or broadcast as a whole.
-InjectiveBuilder BinaryBuilder(nn::BinaryOp kind) {
-  return [kind](const std::string& name, const OpArgs& args) -> absl::StatusOr<InjectiveOp> {
+TailedInjectiveBuilder BinaryTailBuilder(nn::BinaryOp kind) {
+  return [kind](const std::string& name, const OpArgs& args,
+                const OutputTail* tail) -> absl::StatusOr<InjectiveOp> {
     ArgReader reader(name, args);
     TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> a_shape, reader.Shape("a_shape"));
     TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> b_shape, reader.Shape("b_shape"));
@@ -61,20 +106,26 @@ InjectiveBuilder BinaryBuilder(nn::BinaryOp kind) {
     TESSEL_ASSIGN_OR_RETURN(const std::string dtype_text, reader.StringOr("dtype", "float32"));
     const absl::StatusOr<ir::DataType> dtype = nn::BinaryElementType(kind, dtype_text);
     if (!dtype.ok()) return reader.ErrorIn("dtype", dtype.status());
-    const CollapsedViews views = CollapseBroadcast(*out, {a_shape, b_shape});
-    InjectiveOp op;
-    te::Tensor a = Placeholder(views.operands[0], "a", *dtype);
-    te::Tensor b = Placeholder(views.operands[1], "b", *dtype);
-    TESSEL_ASSIGN_OR_RETURN(op.output, nn::Binary(kind, a, b));
-    op.inputs = {a, b};
     const nn::BinaryInputRanges ranges = nn::InputRanges(kind);
     const DLDataType element = ir::ToDLType(*dtype);
-    op.logical_inputs = {{"a", a_shape, element, ranges.a_low, ranges.a_high},
-                         {"b", b_shape, element, ranges.b_low, ranges.b_high}};
-    op.logical_output_shape = *out;
-    op.prepare = ReshapeArrays(views.operands);
-    op.finish = ReshapeArrays({*out});
-    return op;
+    return OverViews(
+        name,
+        {{"a", a_shape, element, ranges.a_low, ranges.a_high},
+         {"b", b_shape, element, ranges.b_low, ranges.b_high}},
+        *out, *dtype,
+        [&](const std::vector<te::Tensor>& ab) { return nn::Binary(kind, ab[0], ab[1]); }, tail);
+  };
+}
+
+InjectiveBuilder UnaryBuilder(const nn::UnaryOp& unary) {
+  return [build = UnaryTailBuilder(unary)](const std::string& name, const OpArgs& args) {
+    return build(name, args, nullptr);
+  };
+}
+
+InjectiveBuilder BinaryBuilder(nn::BinaryOp kind) {
+  return [build = BinaryTailBuilder(kind)](const std::string& name, const OpArgs& args) {
+    return build(name, args, nullptr);
   };
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/ops/op_args.h"
+#include "compiler/ops/output_tail.h"
 #include "compiler/ops/template.h"
 #include "compiler/te/tensor.h"
 
@@ -46,6 +47,9 @@ TensorSpec LogicalOutput(const InjectiveOp& op, const std::vector<int64_t>& shap
 // builds the computes.
 using InjectiveBuilder =
     std::function<absl::StatusOr<InjectiveOp>(const std::string& name, const OpArgs& args)>;
+// The same with an output tail (ops/output_tail.h) fused into the output; null: none.
+using TailedInjectiveBuilder = std::function<absl::StatusOr<InjectiveOp>(
+    const std::string& name, const OpArgs& args, const OutputTail* tail)>;
 
 // The shapes under which an element-wise operation over operands broadcast to `out` (numpy
 // rules) can run with the fewest axes: axes of extent 1 dropped, and runs of adjacent axes

@@ -46,18 +46,22 @@ absl::Status CheckTailConfig(const Template& t, const OpArgs& args, const search
   const std::vector<int64_t> shape = plain->logical_outputs.at(0).shape;
   if (shape.size() < 2) return annotate(absl::InvalidArgumentError("output rank below 2"));
 
-  te::Tensor bias = te::placeholder({nn::Dim(shape[1])}, ir::kFloat32, "tail_bias");
-  te::Tensor residual = te::placeholder(nn::ShapeExprs(shape), ir::kFloat32, "tail_residual");
-  OutputTail tail{{bias, residual}, [&](ir::Expr v, const std::vector<ir::Expr>& l) {
-                    return ir::max(v + bias(l[1]), ir::MakeZero(ir::kFloat32)) + residual(l);
-                  }};
+  // The bias as [C, 1, ...]: numpy broadcasting reads it at l[1].
+  std::vector<int64_t> bias_shape(shape.size() - 1, 1);
+  bias_shape[0] = shape[1];
+  const OutputTail tail =
+      BroadcastingTail(shape, {"tail_bias", "tail_residual"}, {bias_shape, shape},
+                       [](ir::Expr v, const std::vector<ir::Expr>& reads) {
+                         return ir::max(v + reads[0], ir::MakeZero(ir::kFloat32)) + reads[1];
+                       });
   absl::StatusOr<OpProgram> fused = t.instantiate_with_tail(config, args, facts, tail);
   if (!fused.ok()) return annotate(fused.status());
   absl::StatusOr<std::optional<runtime::Function>> f = CompileToCheck(*fused, options.target);
   if (!f.ok()) return annotate(f.status());
   if (!f->has_value()) return absl::OkStatus();
   std::vector<runtime::NDArray> inputs = RandomInputs(fused->logical_inputs, options.seed);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = RunLogical(*fused, **f, inputs, target::TargetDevice(options.target));
+  absl::StatusOr<std::vector<runtime::NDArray>> got =
+      RunLogical(*fused, **f, inputs, target::TargetDevice(options.target));
   if (!got.ok()) return annotate(got.status());
 
   const size_t own = plain->logical_inputs.size();

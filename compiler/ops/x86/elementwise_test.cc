@@ -1,20 +1,24 @@
 // The element-wise templates against libtorch: every operator of one input on several shapes (prime
 // extents, single elements, rank 1 to 5), every kind of broadcasting for the binary operators,
-// random configs, the binary operators in float64, int32 and int64, and argument errors naming the
-// key.
+// random configs, fused tails over views, the binary operators in float64, int32 and int64, and
+// argument errors naming the key.
 #include "compiler/ops/nn/elementwise.h"
 
 #include <gtest/gtest.h>
 
+#include "compiler/ops/nn/shape.h"
 #include "compiler/ops/nn/unary.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/testing/op_check.h"
+#include "compiler/ops/testing/tail_check.h"
+#include "compiler/te/compute.h"
 
 namespace tessel::ops::x86 {
 namespace {
 
 using testing::CheckFallback;
 using testing::CheckRandomConfigs;
+using testing::CheckTailRandomConfigs;
 
 const Template& Get(const std::string& name) {
   absl::StatusOr<const Template*> t = FindTemplate(name);
@@ -115,6 +119,54 @@ TEST(ElementwiseTest, BinaryRandomConfigs) {
   absl::Status s =
       CheckRandomConfigs(Get("add.x86"), {{"a_shape", {3, 1, 37}}, {"b_shape", {4, 1}}}, 20);
   EXPECT_TRUE(s.ok()) << s;
+}
+
+// With a fused tail (a fusion group without a master: its first node leads, the rest is the
+// tail): the operands and the tail's bias and residual over their joint views, which split axes
+// the operator alone would merge.
+TEST(ElementwiseTest, TailsOverViews) {
+  for (const std::string op : {"relu", "sigmoid", "gelu"}) {
+    for (const OpArgs& shape : {OpArgs{2, 3, 17}, OpArgs{1, 64, 7, 7}, OpArgs{2, 2, 3, 5, 19}}) {
+      const absl::Status s = CheckTailRandomConfigs(Get(op + ".x86"), UnaryArgs(op, shape), 3);
+      EXPECT_TRUE(s.ok()) << s;
+    }
+  }
+  for (nn::BinaryOp kind : nn::AllBinaryOps()) {
+    const std::string op = nn::BinaryOpName(kind);
+    for (const auto& [a, b] :
+         std::vector<std::pair<OpArgs, OpArgs>>{{{2, 16, 5, 7}, {16, 1, 1}},
+                                                {{3, 1, 5}, {1, 4, 1}},
+                                                {{1, 3, 1, 11}, {2, 1, 13, 11}}}) {
+      const absl::Status s =
+          CheckTailRandomConfigs(Get(op + ".x86"), {{"a_shape", a}, {"b_shape", b}}, 3);
+      EXPECT_TRUE(s.ok()) << s;
+    }
+  }
+}
+
+// A tail that cannot be evaluated over views, or whose input does not broadcast to the output.
+TEST(ElementwiseTest, TailErrors) {
+  const Template& relu = Get("relu.x86");
+  const OpArgs args = {{"shape", {2, 3, 4}}};
+  const target::TargetFacts facts;
+  absl::StatusOr<search::ConfigSpace> space = relu.space(args, facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  const search::Config config = relu.fallback(*space, args, facts);
+  te::Tensor bias = te::placeholder({nn::Dim(3), nn::Dim(1)}, ir::kFloat32, "bias");
+  const OutputTail logical_only{{bias}, [&](ir::Expr v, const std::vector<ir::Expr>& l) {
+                                  return v + bias({l[1], l[2]});
+                                }};
+  absl::StatusOr<OpProgram> p = relu.instantiate_with_tail(config, args, facts, logical_only);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("over views"), std::string::npos) << p.status();
+  const OutputTail wrong =
+      BroadcastingTail({2, 3, 4}, {"row"}, {{5}},
+                       [](ir::Expr v, const std::vector<ir::Expr>& r) { return v + r[0]; });
+  p = relu.instantiate_with_tail(config, args, facts, wrong);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("tail input 'row' [5] does not broadcast to [2, 3, 4]"),
+            std::string::npos)
+      << p.status();
 }
 
 // ONNX's other arithmetic types: each operator in each type it computes (nn::BinaryElementType).

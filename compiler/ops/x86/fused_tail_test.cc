@@ -137,7 +137,7 @@ TEST(FusedTailTest, GlobalMaxPool2d) {
 
 TEST(FusedTailTest, TemplatesWithoutTailSayso) {
   absl::Status s =
-      testing::CheckTailConfig(Find("relu.x86"), {{"shape", {2, 3}}}, search::Config());
+      testing::CheckTailConfig(Find("transpose.x86"), {{"shape", {2, 3}}}, search::Config());
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
 }
 

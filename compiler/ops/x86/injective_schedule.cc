@@ -187,8 +187,45 @@ absl::Status ScheduleInjective(schedule::Schedule& s, const te::Tensor& out,
   return absl::OkStatus();
 }
 
+namespace {
+
+// The program of an operator's computes: its stages inlined into the output except the root
+// stages, which are computed first; the output scheduled by `tiling`.
+absl::StatusOr<OpProgram> ScheduleInjectiveOp(const std::string& name, const InjectiveOp& iop,
+                                              const InjectiveTiling& tiling,
+                                              const target::TargetFacts& facts) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, nn::ConstShape(iop.output, name));
+  OpProgram p;
+  p.schedule = schedule::create_schedule({iop.output.op()});
+  for (const Stage& stage : p.schedule->stages) {
+    if (stage->op.as<te::ComputeOpNode>() == nullptr || stage->op.same_as(iop.output.op())) {
+      continue;
+    }
+    const bool root = std::any_of(iop.root_stages.begin(), iop.root_stages.end(),
+                                  [&](const te::Tensor& r) { return r.op().same_as(stage->op); });
+    if (!root) TESSEL_RETURN_IF_ERROR(Stage(stage).compute_inline());
+  }
+  for (const te::Tensor& r : iop.root_stages) {
+    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> rshape, nn::ConstShape(r, name));
+    InjectiveTiling rt = DefaultInjectiveTiling(rshape, static_cast<int>(rshape.size()), facts);
+    rt.parallel = false;
+    TESSEL_RETURN_IF_ERROR(ScheduleInjective(p.schedule, r, rt));
+  }
+  TESSEL_RETURN_IF_ERROR(ScheduleInjective(p.schedule, iop.output, tiling));
+  p.args = iop.inputs;
+  p.args.push_back(iop.output);
+  p.flops = iop.flops_per_element * static_cast<double>(nn::NumElements(shape));
+  p.logical_inputs = iop.logical_inputs;
+  p.logical_outputs = {injective::LogicalOutput(iop, shape)};
+  p.prepare = iop.prepare;
+  p.finish = iop.finish;
+  return p;
+}
+
+}  // namespace
+
 Template MakeInjectiveTemplate(std::string name, std::string op, std::string summary,
-                               InjectiveBuilder build) {
+                               InjectiveBuilder build, TailedInjectiveBuilder with_tail) {
   auto space = [name, build](
                    const OpArgs& args,
                    const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
@@ -211,35 +248,24 @@ Template MakeInjectiveTemplate(std::string name, std::string op, std::string sum
   auto instantiate = [name, build](const search::Config& config, const OpArgs& args,
                                    const target::TargetFacts& facts) -> absl::StatusOr<OpProgram> {
     TESSEL_ASSIGN_OR_RETURN(InjectiveOp iop, build(name, args));
-    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, nn::ConstShape(iop.output, name));
-    OpProgram p;
-    p.schedule = schedule::create_schedule({iop.output.op()});
-    for (const Stage& stage : p.schedule->stages) {
-      if (stage->op.as<te::ComputeOpNode>() == nullptr || stage->op.same_as(iop.output.op())) {
-        continue;
-      }
-      const bool root = std::any_of(iop.root_stages.begin(), iop.root_stages.end(),
-                                    [&](const te::Tensor& r) { return r.op().same_as(stage->op); });
-      if (!root) TESSEL_RETURN_IF_ERROR(Stage(stage).compute_inline());
-    }
-    for (const te::Tensor& r : iop.root_stages) {
-      TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> rshape, nn::ConstShape(r, name));
-      InjectiveTiling rt = DefaultInjectiveTiling(rshape, static_cast<int>(rshape.size()), facts);
-      rt.parallel = false;
-      TESSEL_RETURN_IF_ERROR(ScheduleInjective(p.schedule, r, rt));
-    }
-    TESSEL_RETURN_IF_ERROR(ScheduleInjective(p.schedule, iop.output, InjectiveTilingOf(config)));
-    p.args = iop.inputs;
-    p.args.push_back(iop.output);
-    p.flops = iop.flops_per_element * static_cast<double>(nn::NumElements(shape));
-    p.logical_inputs = iop.logical_inputs;
-    p.logical_outputs = {injective::LogicalOutput(iop, shape)};
-    p.prepare = iop.prepare;
-    p.finish = iop.finish;
-    return p;
+    return ScheduleInjectiveOp(name, iop, InjectiveTilingOf(config), facts);
   };
-  return Template{std::move(name),  std::move(op),       std::move(summary),
-                  std::move(space), std::move(fallback), std::move(instantiate)};
+  Template t{std::move(name),  std::move(op),       std::move(summary),
+             std::move(space), std::move(fallback), std::move(instantiate)};
+  if (with_tail) {
+    // The tail's inputs may split an axis the operator's own view merges, so the view has more
+    // axes; the config's inner_axes then counts from the end of it, as far as the view allows.
+    t.instantiate_with_tail = [name = t.name, with_tail](
+                                  const search::Config& config, const OpArgs& args,
+                                  const target::TargetFacts& facts,
+                                  const OutputTail& tail) -> absl::StatusOr<OpProgram> {
+      TESSEL_ASSIGN_OR_RETURN(InjectiveOp iop, with_tail(name, args, &tail));
+      InjectiveTiling tiling = InjectiveTilingOf(config);
+      tiling.inner_axes = std::min(tiling.inner_axes, iop.max_inner_axes);
+      return ScheduleInjectiveOp(name, iop, tiling, facts);
+    };
+  }
+  return t;
 }
 
 }  // namespace tessel::ops::x86

@@ -72,10 +72,12 @@ using injective::CollapseBroadcast;
 using injective::CollapsedViews;
 using injective::InjectiveBuilder;
 using injective::InjectiveOp;
+using injective::TailedInjectiveBuilder;
 
 // The template: knobs as above, the fallback DefaultInjectiveTiling, the program the builder's
-// output scheduled by ScheduleInjective. Flops: flops_per_element per output element.
+// output scheduled by ScheduleInjective. Flops: flops_per_element per output element. With
+// `with_tail` (the element-wise operators), instantiate_with_tail builds the program with it.
 Template MakeInjectiveTemplate(std::string name, std::string op, std::string summary,
-                               InjectiveBuilder build);
+                               InjectiveBuilder build, TailedInjectiveBuilder with_tail = nullptr);
 
 }  // namespace tessel::ops::x86
