@@ -13,8 +13,9 @@
 namespace tessel::driver::testing {
 
 CompiledModel ExpectMatchesReference(const TestGraph& t, const CompileOptions& options,
-                                     const search::ApplyHistoryBest* log) {
-  absl::StatusOr<CompiledModel> m = Compile(t.graph, target::Target::Llvm(), log, options);
+                                     const search::ApplyHistoryBest* log,
+                                     const target::Target& target) {
+  absl::StatusOr<CompiledModel> m = Compile(t.graph, target, log, options);
   EXPECT_TRUE(m.ok()) << m.status();
   if (!m.ok()) return {};
   absl::StatusOr<runtime::GraphExecutor> exec = MakeExecutor(*m);

@@ -14,10 +14,12 @@
 // tuning log holding one chosen config.
 namespace tessel::driver::testing {
 
-// Compiles t with `options` (and `log`), runs it on t.inputs and expects the outputs equal to
-// baselines::EvaluateReference's within 1e-4; returns the model (empty when compiling failed).
+// Compiles t for `target` with `options` (and `log`), runs it on t.inputs and expects the
+// outputs equal to baselines::EvaluateReference's within 1e-4; returns the model (empty when
+// compiling failed).
 CompiledModel ExpectMatchesReference(const TestGraph& t, const CompileOptions& options = {},
-                                     const search::ApplyHistoryBest* log = nullptr);
+                                     const search::ApplyHistoryBest* log = nullptr,
+                                     const target::Target& target = target::Target::Llvm());
 
 // A log (written under $TEST_TMPDIR as `name`) whose one record gives `task` the config `chosen`.
 absl::StatusOr<search::ApplyHistoryBest> LogWithConfig(const search::Task& task,

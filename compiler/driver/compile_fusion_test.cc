@@ -17,6 +17,7 @@
 #include "compiler/graph/passes/fuse_ops.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/target/host_target.h"
+#include "compiler/testing/test_target.h"
 #include "search/records/log.h"
 
 namespace tessel::driver {
@@ -240,6 +241,18 @@ TEST(CompileFusionTest, ElementwiseGroupsWithoutAMasterRunAsOneKernel) {
       StepNodes(CompileAndCheck(chain)),
       ::testing::ElementsAre(std::vector<std::string>{"biased", "residual", "relu"},
                              std::vector<std::string>{"rows"}, std::vector<std::string>{"scale"}));
+}
+
+// The same LSTM gates on the test target: this CPU, and in compile_fusion_test_opencl OpenCL on
+// PoCL, whose element-wise templates take the tails too.
+TEST(CompileFusionTest, LstmGatesOnTheTestTarget) {
+  const target::Target on = tessel::testing::TestTarget();
+  if (const std::string why = tessel::testing::WhyNotRunnable(on); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  absl::StatusOr<TestGraph> gates = testing::LstmGatesGraph();
+  ASSERT_TRUE(gates.ok()) << gates.status();
+  EXPECT_EQ(testing::ExpectMatchesReference(*gates, {}, nullptr, on).NumFusedSteps(), 2);
 }
 
 // Groups with the same master task and tail share a kernel; a different tail is another kernel

@@ -112,8 +112,47 @@ absl::StatusOr<ir::IterVar> ScheduleElements(schedule::Schedule& s, const te::Te
   return steps.inner;
 }
 
+namespace {
+
+// The program of an operator's computes: one kernel, every stage but the stored one inline.
+absl::StatusOr<OpProgram> ScheduleInjectiveOp(const std::string& name,
+                                              const injective::InjectiveOp& iop,
+                                              const GpuElementTiling& tiling) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, nn::ConstShape(iop.output, name));
+  const te::Tensor stored = tiling.vector ? LanesView(iop.output, tiling.per_thread) : iop.output;
+  OpProgram p;
+  p.schedule = schedule::create_schedule({stored.op()});
+  // One kernel: every stage but the stored one (root stages included) is computed inline.
+  for (const Stage& stage : p.schedule->stages) {
+    if (stage->op.as<te::ComputeOpNode>() != nullptr && !stage->op.same_as(stored.op())) {
+      TESSEL_RETURN_IF_ERROR(Stage(stage).compute_inline());
+    }
+  }
+  TESSEL_RETURN_IF_ERROR(ScheduleElements(p.schedule, stored, tiling).status());
+  p.args = iop.inputs;
+  p.args.push_back(stored);
+  p.flops = iop.flops_per_element * static_cast<double>(nn::NumElements(shape));
+  p.logical_inputs = iop.logical_inputs;
+  p.logical_outputs = {injective::LogicalOutput(iop, shape)};
+  p.prepare = iop.prepare;
+  p.finish = iop.finish;
+  if (tiling.vector) {
+    // The lanes view back to the builder's output, then the builder's own finish.
+    p.finish = [to_output = injective::ReshapeArrays({shape}),
+                finish = iop.finish](const std::vector<runtime::NDArray>& out)
+        -> absl::StatusOr<std::vector<runtime::NDArray>> {
+      TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> reshaped, to_output(out));
+      return finish ? finish(reshaped) : reshaped;
+    };
+  }
+  return p;
+}
+
+}  // namespace
+
 Template MakeGpuInjectiveTemplate(std::string name, std::string op, std::string summary,
-                                  injective::InjectiveBuilder build) {
+                                  injective::InjectiveBuilder build,
+                                  injective::TailedInjectiveBuilder with_tail) {
   auto space = [name, build](
                    const OpArgs& args,
                    const target::TargetFacts& facts) -> absl::StatusOr<search::ConfigSpace> {
@@ -146,38 +185,22 @@ Template MakeGpuInjectiveTemplate(std::string name, std::string op, std::string 
   auto instantiate = [name, build](const search::Config& config, const OpArgs& args,
                                    const target::TargetFacts&) -> absl::StatusOr<OpProgram> {
     TESSEL_ASSIGN_OR_RETURN(injective::InjectiveOp iop, build(name, args));
-    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, nn::ConstShape(iop.output, name));
-    const GpuElementTiling tiling = ElementTilingOf(config);
-    const te::Tensor stored = tiling.vector ? LanesView(iop.output, tiling.per_thread) : iop.output;
-    OpProgram p;
-    p.schedule = schedule::create_schedule({stored.op()});
-    // One kernel: every stage but the stored one (root stages included) is computed inline.
-    for (const Stage& stage : p.schedule->stages) {
-      if (stage->op.as<te::ComputeOpNode>() != nullptr && !stage->op.same_as(stored.op())) {
-        TESSEL_RETURN_IF_ERROR(Stage(stage).compute_inline());
-      }
-    }
-    TESSEL_RETURN_IF_ERROR(ScheduleElements(p.schedule, stored, tiling).status());
-    p.args = iop.inputs;
-    p.args.push_back(stored);
-    p.flops = iop.flops_per_element * static_cast<double>(nn::NumElements(shape));
-    p.logical_inputs = iop.logical_inputs;
-    p.logical_outputs = {injective::LogicalOutput(iop, shape)};
-    p.prepare = iop.prepare;
-    p.finish = iop.finish;
-    if (tiling.vector) {
-      // The lanes view back to the builder's output, then the builder's own finish.
-      p.finish = [to_output = injective::ReshapeArrays({shape}),
-                  finish = iop.finish](const std::vector<runtime::NDArray>& out)
-          -> absl::StatusOr<std::vector<runtime::NDArray>> {
-        TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> reshaped, to_output(out));
-        return finish ? finish(reshaped) : reshaped;
-      };
-    }
-    return p;
+    return ScheduleInjectiveOp(name, iop, ElementTilingOf(config));
   };
-  return Template{std::move(name),  std::move(op),       std::move(summary),
-                  std::move(space), std::move(fallback), std::move(instantiate)};
+  Template t{std::move(name),  std::move(op),       std::move(summary),
+             std::move(space), std::move(fallback), std::move(instantiate)};
+  if (with_tail) {
+    t.instantiate_with_tail = [name = t.name, with_tail](
+                                  const search::Config& config, const OpArgs& args,
+                                  const target::TargetFacts&,
+                                  const OutputTail& tail) -> absl::StatusOr<OpProgram> {
+      TESSEL_ASSIGN_OR_RETURN(injective::InjectiveOp iop, with_tail(name, args, &tail));
+      GpuElementTiling tiling = ElementTilingOf(config);
+      tiling.vector = tiling.vector && iop.output.shape().size() == 1;
+      return ScheduleInjectiveOp(name, iop, tiling);
+    };
+  }
+  return t;
 }
 
 }  // namespace tessel::ops::cuda

@@ -8,10 +8,10 @@
 
 #include "compiler/ops/injective/injective_op.h"
 #include "compiler/ops/template.h"
+#include "compiler/ops/template_util.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/target/gpu_facts.h"
 #include "compiler/target/target_facts.h"
-#include "compiler/ops/template_util.h"
 #include "search/space/config_space.h"
 
 // The GPU schedule of one output computed element by element (injective operators; the pooling
@@ -37,7 +37,6 @@ struct GpuElementTiling {
   int64_t per_thread = 1;
   bool vector = false;
 };
-
 
 // Powers of two from 32 to gpu.max_threads_per_block (below a maximum under 32: the largest
 // power of two it allows).
@@ -70,8 +69,11 @@ absl::StatusOr<ir::IterVar> ScheduleElements(schedule::Schedule& s, const te::Te
 // included) computed inline, so the program is one kernel. Fallback: DefaultThreadsPerBlock
 // threads; 4 elements per thread as a vector when every input is contiguous along the fused index,
 // E is a multiple of 4 and there are at least 2^18 elements; one element per thread otherwise.
-// Flops: flops_per_element per element.
+// Flops: flops_per_element per element. With `with_tail`, instantiate_with_tail builds the
+// program with it, and takes a vector only when the tailed view has one axis (no operand or tail
+// input broadcast: a vector elsewhere would read them through divisions).
 Template MakeGpuInjectiveTemplate(std::string name, std::string op, std::string summary,
-                                  injective::InjectiveBuilder build);
+                                  injective::InjectiveBuilder build,
+                                  injective::TailedInjectiveBuilder with_tail = nullptr);
 
 }  // namespace tessel::ops::cuda

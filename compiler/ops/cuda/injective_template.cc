@@ -1,7 +1,8 @@
 // The injective templates for GPUs, "<op>.gpu" for every operator of ops/injective/builders.h
 // (activations, broadcasting binary operators, data movement, take, batch_norm): the builder's
 // output scheduled by injective_schedule.h (knobs threads, per_thread, vector), everything else
-// inline, one kernel. No output tail: an injective operator is itself what a tail fuses.
+// inline, one kernel. The element-wise ones take an output tail (a fusion group without a
+// master, led by its first element-wise node: driver/kernel_groups.h).
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ops/cuda/injective_schedule.h"
@@ -17,7 +18,7 @@ bool RegisterAll() {
                                 absl::StrCat(o.op,
                                              " on GPUs: output axes fused over blocks x threads, "
                                              "1, 2 or 4 elements per thread (a loop or a vector)"),
-                                o.build));
+                                o.build, o.build_with_tail));
   }
   return true;
 }

@@ -12,6 +12,7 @@
 #include "compiler/ops/nn/unary.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/testing/op_check.h"
+#include "compiler/ops/testing/tail_check.h"
 #include "compiler/target/target_facts.h"
 #include "compiler/transforms/pipeline.h"
 
@@ -169,6 +170,26 @@ TEST_P(GpuInjectiveOpenClTest, FallbackAndRandomConfigs) {
 
 INSTANTIATE_TEST_SUITE_P(EveryTemplate, GpuInjectiveOpenClTest, ::testing::ValuesIn(RandomCases()),
                          [](const ::testing::TestParamInfo<Case>& p) { return p.param.op; });
+
+// With a fused tail (a fusion group without a master, led by its first element-wise node), on
+// OpenCL: a flat output large enough for the fallback's vectors, a view split by the tail's
+// per-channel bias, and a broadcasting binary operator; then the first through ptxas.
+TEST(GpuInjectiveTest, TailsOverViews) {
+  const std::vector<Case> cases = {{"relu", {{"shape", {1, 64, 64, 64}}}},
+                                   {"sigmoid", {{"shape", {2, 13, 7, 7}}}},
+                                   {"multiply", Binary({2, 16, 7, 7}, {16, 1, 1})},
+                                   {"subtract", Binary({3, 1, 5}, {1, 4, 1})}};
+  for (const Case& c : cases) {
+    absl::Status s = testing::CheckTailRandomConfigs(Get(c.op), c.args, 3, On("opencl"));
+    EXPECT_TRUE(s.ok()) << Describe(c) << ": " << s;
+  }
+#ifdef TESSEL_CUDA_MISSING
+  GTEST_SKIP() << "no CUDA toolkit: " << TESSEL_CUDA_MISSING;
+#endif
+  absl::Status s =
+      testing::CheckTailRandomConfigs(Get(cases[0].op), cases[0].args, 1, On("cuda -arch=sm_90"));
+  EXPECT_TRUE(s.ok()) << s;
+}
 
 TEST(GpuInjectiveTest, FallbackThroughPtxas) {
 #ifdef TESSEL_CUDA_MISSING

@@ -5,10 +5,11 @@ namespace tessel::ops::injective {
 const std::vector<InjectiveOperator>& InjectiveOperators() {
   static const auto* operators = [] {
     auto* all = new std::vector<InjectiveOperator>;
-    for (const nn::UnaryOp& unary : nn::UnaryOps())
-      all->push_back({unary.name, UnaryBuilder(unary)});
+    for (const nn::UnaryOp& unary : nn::UnaryOps()) {
+      all->push_back({unary.name, UnaryBuilder(unary), UnaryTailBuilder(unary)});
+    }
     for (nn::BinaryOp kind : nn::AllBinaryOps()) {
-      all->push_back({nn::BinaryOpName(kind), BinaryBuilder(kind)});
+      all->push_back({nn::BinaryOpName(kind), BinaryBuilder(kind), BinaryTailBuilder(kind)});
     }
     all->insert(all->end(), {{"concatenate", BuildConcatenate},
                              {"reshape", BuildReshape},

@@ -63,6 +63,7 @@ absl::StatusOr<InjectiveOp> BuildBatchNorm(const std::string& name, const OpArgs
 struct InjectiveOperator {
   std::string op;  // the operator's name in OPERATORS.md
   InjectiveBuilder build;
+  TailedInjectiveBuilder build_with_tail = nullptr;  // the element-wise operators' (above)
 };
 const std::vector<InjectiveOperator>& InjectiveOperators();
 
