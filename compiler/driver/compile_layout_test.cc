@@ -10,12 +10,14 @@
 #include "baselines/torch/graph_reference.h"
 #include "compiler/driver/compile_check.h"
 #include "compiler/driver/compile_model.h"
+#include "compiler/driver/kernel_config.h"
 #include "compiler/driver/test_graphs.h"
 #include "compiler/graph/builder.h"
 #include "compiler/graph/node_layout.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
+#include "search/records/apply_history_best.h"
 #include "search/records/log.h"
 #include "search/task/task.h"
 
@@ -169,6 +171,52 @@ TEST(CompileLayoutTest, UntunedKernelsReadTheBlockTheirProducerWrites) {
   }
   const CompiledModel own = ExpectMatchesReference(t, {.follow_data_blocks = false}, &*log);
   EXPECT_GE(TransformSteps(own), 3);
+}
+
+// A tuned kernel whose data arrives in another block than its best config reads takes the log's
+// fastest config reading that block when it is slower by less than a transform of the data
+// (kTransformBytesPerSecond), and keeps the best otherwise.
+TEST(CompileLayoutTest, TunedKernelsReadTheirDataBlockWhenThatCostsLittle) {
+  const nlohmann::json args = {{"n", 1},           {"ic", 32},
+                               {"h", 8},           {"w", 8},
+                               {"oc", 32},         {"kh", 3},
+                               {"kw", 3},          {"pad", {1, 1, 1, 1}},
+                               {"stride", {1, 1}}, {"dilation", {1, 1}},
+                               {"groups", 1}};
+  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(target::Target::Llvm());
+  ASSERT_TRUE(target.ok()) << target.status();
+  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(*target);
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  const search::Task task{.template_name = "conv2d_nchwc.x86", .args = args, .target = *target};
+  absl::StatusOr<search::ConfigSpace> space = search::Space(task, *facts);
+  ASSERT_TRUE(space.ok()) << space.status();
+  const ops::Template* t = *ops::FindTemplate(task.template_name);
+  const search::Config fallback = t->fallback(*space, args, *facts);
+  absl::StatusOr<search::Config> best = ops::WithKnobs(*space, fallback, {{"tile_ic", {2, 16}}});
+  absl::StatusOr<search::Config> other = ops::WithKnobs(*space, fallback, {{"tile_ic", {4, 8}}});
+  ASSERT_TRUE(best.ok() && other.ok()) << best.status() << other.status();
+  ASSERT_EQ(t->channel_blocks(*best, args, *facts).in, 16);
+  ASSERT_EQ(t->channel_blocks(*other, args, *facts).in, 8);
+  // A transform of the 8 KiB data: 2 * 8192 / kTransformBytesPerSecond seconds.
+  const double transform = 2 * 32 * 8 * 8 * 4 / kTransformBytesPerSecond;
+  for (const auto& [extra, expect_other] : {std::pair{0.5, true}, std::pair{2.0, false}}) {
+    auto record = [&](const search::Config& c, double seconds) {
+      search::Record r;
+      r.task = task;
+      r.config = c.ToJson();
+      r.config_index = c.index();
+      r.result.costs = {seconds};
+      return r;
+    };
+    const search::ApplyHistoryBest log(
+        {record(*best, 1e-4), record(*other, 1e-4 + extra * transform)});
+    absl::StatusOr<KernelConfig> k = SelectKernelConfig(*t, task, *facts, &log, "conv");
+    ASSERT_TRUE(k.ok()) << k.status();
+    ASSERT_TRUE(k->tuned);
+    EXPECT_TRUE(ConfigForDataBlock(*t, *k, args, *facts, 16) == *best);
+    EXPECT_TRUE(ConfigForDataBlock(*t, *k, args, *facts, 8) == (expect_other ? *other : *best))
+        << "slower by " << extra << " transforms";
+  }
 }
 
 // Depthwise and pointwise convolutions (MobileNet's pattern), a max pool between blocked

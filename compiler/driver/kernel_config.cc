@@ -26,6 +26,10 @@ absl::StatusOr<KernelConfig> SelectKernelConfig(const ops::Template& t, const se
   } else {
     k.config = *tuned;
     k.tuned = true;
+    for (const search::Record& r : log->Successful(task.Key())) {
+      absl::StatusOr<search::Config> c = k.space.FromJson(r.config);
+      if (c.ok()) k.measured.emplace_back(*std::move(c), search::MeanCost(r.result));
+    }
   }
   return k;
 }
@@ -35,11 +39,36 @@ bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space) {
          space.size() > 1;
 }
 
+namespace {
+
+// Bytes of a convolution's data input (its arguments n, ic, h, w), 0 when they are absent.
+double DataBytes(const nlohmann::json& args) {
+  double bytes = sizeof(float);
+  for (const char* key : {"n", "ic", "h", "w"}) {
+    if (!args.contains(key) || !args[key].is_number_integer()) return 0;
+    bytes *= args[key].get<double>();
+  }
+  return bytes;
+}
+
+}  // namespace
+
 search::Config ConfigForDataBlock(const ops::Template& t, const KernelConfig& k,
                                   const nlohmann::json& args, const target::TargetFacts& facts,
                                   int64_t data_block) {
-  if (k.tuned || data_block <= 1 || !t.channel_blocks || !t.fallback_for_block) return k.config;
+  if (data_block <= 1 || !t.channel_blocks) return k.config;
   if (t.channel_blocks(k.config, args, facts).in == data_block) return k.config;
+  if (k.tuned) {
+    if (k.measured.empty()) return k.config;
+    // A transform reads the data and writes it again.
+    const double limit = k.measured.front().second + 2 * DataBytes(args) / kTransformBytesPerSecond;
+    for (const auto& [config, seconds] : k.measured) {
+      if (seconds > limit) break;
+      if (t.channel_blocks(config, args, facts).in == data_block) return config;
+    }
+    return k.config;
+  }
+  if (!t.fallback_for_block) return k.config;
   std::optional<search::Config> adapted = t.fallback_for_block(k.space, args, facts, data_block);
   if (!adapted || t.channel_blocks(*adapted, args, facts).in != data_block) return k.config;
   return *adapted;

@@ -3,6 +3,8 @@
 #include <absl/status/statusor.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "compiler/graph/op_registry.h"
 #include "compiler/graph/passes/alter_layout.h"
@@ -21,6 +23,9 @@ struct KernelConfig {
   bool tuned = false;       // config is the log's
   bool untuned = false;     // a log was given without a record of the task
   std::string warning;      // a record that does not fit the space (config is the fallback)
+  // When tuned: the log's other measured configs of the task that fit the space, each with its
+  // mean time in seconds, fastest first (the first is config).
+  std::vector<std::pair<search::Config, double>> measured;
 };
 
 // `where` names the kernel in the warning. Errors: arguments the template rejects.
@@ -36,9 +41,16 @@ absl::StatusOr<KernelConfig> SelectKernelConfig(const ops::Template& t, const se
 bool WorthTuning(graph::OpPattern pattern, const search::ConfigSpace& space);
 
 // The config a node's kernel computes with when its data input is held in NCHW{data_block}c
-// (0: NCHW): the selected one, except for an untuned node (k.tuned false) whose template reads
-// another block and can read this one (Template::fallback_for_block): that config then, so no
-// layout transform runs before the kernel. A tuned config is kept as measured.
+// (0: NCHW), so that no layout transform runs before the kernel where that costs less than it
+// saves:
+//   - untuned (k.tuned false): the selected config, unless its template reads another block and
+//     can read this one (Template::fallback_for_block): that config then;
+//   - tuned: the log's best, unless it reads another block and the log has a measured config
+//     reading this one whose time exceeds the best's by less than a transform of the data would
+//     take (kTransformBytesPerSecond): the fastest such config then.
+// Measured on Zen 3 (template_bench layout_transform.x86, 2 threads): NCHW16c <-> NCHW8c of a
+// 64 x 112 x 112 tensor (3.2 MB each way) 0.055-0.08 ms, so about 80-115 GB/s moved.
+inline constexpr double kTransformBytesPerSecond = 80e9;
 search::Config ConfigForDataBlock(const ops::Template& t, const KernelConfig& k,
                                   const nlohmann::json& args, const target::TargetFacts& facts,
                                   int64_t data_block);

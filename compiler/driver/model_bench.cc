@@ -1,5 +1,5 @@
 // A development tool: what the graph optimizations buy on whole networks. Compiles each network
-// of workloads/networks three ways (untuned):
+// of workloads/networks three ways (untuned, or with the configs of --log):
 //   as_given   CompileOptions{.optimize_graph = false}: the graph as given, one kernel per node
 //   optimized  the default: dead code, constant and batch-norm folding, then fusion
 //   no_fusion  CompileOptions{.fuse = false}: the same passes, one kernel per node
@@ -16,6 +16,7 @@
 //
 //   model_bench [--networks=resnet18,mobilenet_v1,...] [--variants=as_given,optimized,...]
 //               [--threads=2] [--batch=1] [--repeat=7] [--min_ms=200] [--profile=N]
+//               [--log=L1,L2]
 //
 // --profile=N also prints each variant's N slowest steps (median over 11 runs).
 #include <absl/strings/numbers.h>
@@ -24,12 +25,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/driver/compile_model.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
+#include "search/records/apply_history_best.h"
 #include "workloads/networks/network.h"
 
 namespace tessel::driver {
@@ -69,6 +72,7 @@ struct Options {
   int repeat = 7;
   double min_ms = 200;
   int profile = 0;  // > 0: print this many slowest steps of each variant
+  std::string log;  // tuning logs (comma-separated) every variant compiles with; empty: none
   std::vector<std::string> variants = {"as_given", "optimized", "no_fusion"};
 };
 
@@ -86,6 +90,7 @@ bool ParseFlag(const std::string& arg, Options& o) {
   if (const char* v = value("--repeat=")) return absl::SimpleAtoi(v, &o.repeat) && o.repeat > 0;
   if (const char* v = value("--min_ms=")) return absl::SimpleAtod(v, &o.min_ms) && o.min_ms >= 0;
   if (const char* v = value("--profile=")) return absl::SimpleAtoi(v, &o.profile) && o.profile >= 0;
+  if (const char* v = value("--log=")) return *(o.log = v).c_str() != 0;
   if (const char* v = value("--variants=")) {
     o.variants = absl::StrSplit(v, ',', absl::SkipEmpty());
     for (const std::string& name : o.variants) {
@@ -144,12 +149,20 @@ int BenchNetwork(const std::string& name, const Options& o) {
     }
   }
   const size_t n = variants.size();
+  std::optional<search::ApplyHistoryBest> log;
+  if (!o.log.empty()) {
+    absl::StatusOr<search::ApplyHistoryBest> read =
+        search::ApplyHistoryBest::FromLogs(absl::StrSplit(o.log, ',', absl::SkipEmpty()));
+    if (!read.ok()) return Fail(read.status());
+    log.emplace(*std::move(read));
+  }
   std::vector<CompiledModel> models;
   std::vector<runtime::GraphExecutor> execs;
   for (const Variant* v : variants) {
     CompileOptions options = v->options;
     options.run_threads = o.threads;
-    absl::StatusOr<CompiledModel> m = Compile(*g, target::Target::Llvm(), nullptr, options);
+    absl::StatusOr<CompiledModel> m =
+        Compile(*g, target::Target::Llvm(), log ? &*log : nullptr, options);
     if (!m.ok()) return Fail(m.status());
     absl::StatusOr<runtime::GraphExecutor> e = MakeExecutor(*m, {.threads = o.threads});
     if (!e.ok()) return Fail(e.status());
@@ -195,7 +208,7 @@ int Run(int argc, char** argv) {
     if (!ParseFlag(argv[i], o)) {
       std::fprintf(stderr,
                    "usage: %s [--networks=a,b] [--threads=N] [--batch=N] [--repeat=N] "
-                   "[--min_ms=MS]\nbad argument: %s\n",
+                   "[--min_ms=MS] [--profile=N] [--log=L1,L2]\nbad argument: %s\n",
                    argv[0], argv[i]);
       return 2;
     }

@@ -26,6 +26,7 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record>& records) {
   for (const Record& record : records) {
     double cost = MeanCost(record.result);
     if (std::isinf(cost)) continue;
+    successful_[record.task.Key()].push_back(record);
     auto [it, inserted] = best_.try_emplace(record.task.Key(), record);
     if (inserted) targets_[WorkloadKey(record.task)].push_back(record.task.target.ToString());
     if (!inserted && cost < MeanCost(it->second.result)) it->second = record;
@@ -43,13 +44,15 @@ absl::StatusOr<ApplyHistoryBest> ApplyHistoryBest::FromLogs(const std::vector<st
 }
 
 ApplyHistoryBest::ApplyHistoryBest(const ApplyHistoryBest& other)
-    : best_(other.best_), targets_(other.targets_) {
+    : best_(other.best_), successful_(other.successful_), targets_(other.targets_) {
   std::lock_guard<std::mutex> lock(other.mutex_);
   warned_ = other.warned_;
 }
 
 ApplyHistoryBest::ApplyHistoryBest(ApplyHistoryBest&& other) noexcept
-    : best_(std::move(other.best_)), targets_(std::move(other.targets_)) {
+    : best_(std::move(other.best_)),
+      successful_(std::move(other.successful_)),
+      targets_(std::move(other.targets_)) {
   std::lock_guard<std::mutex> lock(other.mutex_);
   warned_ = std::move(other.warned_);
 }
@@ -58,6 +61,16 @@ std::optional<Record> ApplyHistoryBest::Best(const std::string& task_key) const 
   auto it = best_.find(task_key);
   if (it == best_.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<Record> ApplyHistoryBest::Successful(const std::string& task_key) const {
+  auto it = successful_.find(task_key);
+  if (it == successful_.end()) return {};
+  std::vector<Record> records = it->second;
+  std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
+    return MeanCost(a.result) < MeanCost(b.result);
+  });
+  return records;
 }
 
 std::vector<std::string> ApplyHistoryBest::OtherTargets(const Task& task) const {

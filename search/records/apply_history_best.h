@@ -30,6 +30,10 @@ class ApplyHistoryBest {
   // tie), or nullopt when there is none.
   std::optional<Record> Best(const std::string& task_key) const;
 
+  // Every successful record of the task with this key, lowest MeanCost first (the earliest first
+  // on a tie): the alternatives to the best, e.g. one whose layout suits its neighbours.
+  std::vector<Record> Successful(const std::string& task_key) const;
+
   // The best record's config read back in `space` (the task's space), or `fallback` when the task
   // has no successful record or its config no longer fits the space (the template changed).
   // Falling back prints one warning line to std::cerr, once per task key for the life of this
@@ -46,6 +50,7 @@ class ApplyHistoryBest {
 
  private:
   absl::flat_hash_map<std::string, Record> best_;
+  absl::flat_hash_map<std::string, std::vector<Record>> successful_;  // in log order
   // "<template>|<args>" -> the targets with a successful record of it.
   absl::flat_hash_map<std::string, std::vector<std::string>> targets_;
   mutable std::mutex mutex_;

@@ -72,6 +72,15 @@ TEST(ApplyHistoryBestTest, PicksLowestMeanCostAndIgnoresErrors) {
 
   ApplyHistoryBest only_errors({ToyRecord(a, 3, {}, ErrorKind::kWrongAnswer)});
   EXPECT_FALSE(only_errors.Best(a.Key()).has_value());
+
+  // Every successful record of a task, fastest first, ties in log order.
+  std::vector<int> order;
+  for (const Record& r : best.Successful(a.Key())) order.push_back(r.config_index);
+  EXPECT_EQ(order, (std::vector<int>{4, 1, 2}));
+  order.clear();
+  for (const Record& r : ties.Successful(a.Key())) order.push_back(r.config_index);
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(only_errors.Successful(a.Key()).empty());
 }
 
 TEST(ApplyHistoryBestTest, QueryReturnsTheBestConfigWithoutWarning) {

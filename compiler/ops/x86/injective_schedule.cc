@@ -36,6 +36,10 @@ int64_t Product(const std::vector<int64_t>& shape, size_t begin, size_t end) {
 // streaming this much memory.
 constexpr int64_t kParallelMinElements = 65536;
 
+// Leading outer axes are fused into one parallel loop until it has this many iterations: enough
+// for any core count's static split to balance.
+constexpr int64_t kParallelRows = 256;
+
 // Parallel chunks of a loop of ragged tiles without rows: enough for any core count's static
 // split to balance.
 constexpr int64_t kMaxChunks = 256;
@@ -142,13 +146,19 @@ absl::Status ScheduleInjective(schedule::Schedule& s, const te::Tensor& out,
   for (int d = rank - k + 1; d < rank; ++d) {
     TESSEL_ASSIGN_OR_RETURN(inner, stage.fuse(inner, op->axis[d]));
   }
+  // The rows: the leading outer axes fused until there are kParallelRows of them (or all); the
+  // outer axes after those stay serial loops, whose indices need no division by the fused one.
   ir::IterVar rows;
+  int fused_outer = 0;
   if (rank > k) {
     rows = op->axis[0];
-    for (int d = 1; d < rank - k; ++d) {
-      TESSEL_ASSIGN_OR_RETURN(rows, stage.fuse(rows, op->axis[d]));
+    int64_t count = shape[0];
+    for (fused_outer = 1; fused_outer < rank - k && count < kParallelRows; ++fused_outer) {
+      TESSEL_ASSIGN_OR_RETURN(rows, stage.fuse(rows, op->axis[fused_outer]));
+      count *= shape[fused_outer];
     }
   }
+  const bool serial_outer = fused_outer < rank - k;
   const int64_t extent = Product(shape, rank - k, rank);
   const int64_t tile = t.vec * t.unroll;
   ir::IterVar parallel = rows;
@@ -169,7 +179,7 @@ absl::Status ScheduleInjective(schedule::Schedule& s, const te::Tensor& out,
     // Without rows, a ragged loop of tiles runs as chunks in parallel, each a serial loop whose
     // last tile's guard partitioning splits off.
     const int64_t num_tiles = (extent + tile - 1) / tile;
-    if (extent % tile == 0) {
+    if (extent % tile == 0 && !serial_outer) {
       if (rows.get() != nullptr) {
         TESSEL_ASSIGN_OR_RETURN(parallel, stage.fuse(rows, tiles.outer));
       } else {

@@ -17,7 +17,9 @@
 // alone: element-wise and data-movement operators), shared by every such template.
 //
 // An output of rank r is scheduled with its last k axes fused into one inner loop:
-//   fused axes [0, r - k)            parallel (the rows)
+//   fused axes [0, p)                parallel (the rows): the leading outer axes, as many as
+//                                    give 256 rows (or all r - k of them)
+//     axes [p, r - k)                serial, each its own loop (no division to index them)
 //     inner / (vec * unroll)         serial, guarded when vec * unroll does not divide inner
 //       unroll                       unrolled
 //         vec                        vectorized
