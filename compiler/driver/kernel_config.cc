@@ -26,10 +26,7 @@ absl::StatusOr<KernelConfig> SelectKernelConfig(const ops::Template& t, const se
   } else {
     k.config = *tuned;
     k.tuned = true;
-    for (const search::Record& r : log->Successful(task.Key())) {
-      absl::StatusOr<search::Config> c = k.space.FromJson(r.config);
-      if (c.ok()) k.measured.emplace_back(*std::move(c), search::MeanCost(r.result));
-    }
+    k.measured = &log->Successful(task.Key());
   }
   return k;
 }
@@ -59,12 +56,14 @@ search::Config ConfigForDataBlock(const ops::Template& t, const KernelConfig& k,
   if (data_block <= 1 || !t.channel_blocks) return k.config;
   if (t.channel_blocks(k.config, args, facts).in == data_block) return k.config;
   if (k.tuned) {
-    if (k.measured.empty()) return k.config;
+    if (k.measured == nullptr || k.measured->empty()) return k.config;
     // A transform reads the data and writes it again.
-    const double limit = k.measured.front().second + 2 * DataBytes(args) / kTransformBytesPerSecond;
-    for (const auto& [config, seconds] : k.measured) {
-      if (seconds > limit) break;
-      if (t.channel_blocks(config, args, facts).in == data_block) return config;
+    const double limit = search::MeanCost(k.measured->front().result) +
+                         2 * DataBytes(args) / kTransformBytesPerSecond;
+    for (const search::Record& r : *k.measured) {
+      if (search::MeanCost(r.result) > limit) break;
+      absl::StatusOr<search::Config> c = k.space.FromJson(r.config);
+      if (c.ok() && t.channel_blocks(*c, args, facts).in == data_block) return *c;
     }
     return k.config;
   }

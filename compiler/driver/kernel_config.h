@@ -3,7 +3,6 @@
 #include <absl/status/statusor.h>
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "compiler/graph/op_registry.h"
@@ -23,9 +22,9 @@ struct KernelConfig {
   bool tuned = false;       // config is the log's
   bool untuned = false;     // a log was given without a record of the task
   std::string warning;      // a record that does not fit the space (config is the fallback)
-  // When tuned: the log's other measured configs of the task that fit the space, each with its
-  // mean time in seconds, fastest first (the first is config).
-  std::vector<std::pair<search::Config, double>> measured;
+  // When tuned: the log's successful records of the task, fastest first (the first is config's);
+  // owned by the log, read only where a node's data block calls for another config.
+  const std::vector<search::Record>* measured = nullptr;
 };
 
 // `where` names the kernel in the warning. Errors: arguments the template rejects.

@@ -32,6 +32,11 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record>& records) {
     if (!inserted && cost < MeanCost(it->second.result)) it->second = record;
   }
   for (auto& [workload, targets] : targets_) std::sort(targets.begin(), targets.end());
+  for (auto& [key, records] : successful_) {
+    std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
+      return MeanCost(a.result) < MeanCost(b.result);
+    });
+  }
 }
 
 absl::StatusOr<ApplyHistoryBest> ApplyHistoryBest::FromLogs(const std::vector<std::string>& paths) {
@@ -63,14 +68,10 @@ std::optional<Record> ApplyHistoryBest::Best(const std::string& task_key) const 
   return it->second;
 }
 
-std::vector<Record> ApplyHistoryBest::Successful(const std::string& task_key) const {
+const std::vector<Record>& ApplyHistoryBest::Successful(const std::string& task_key) const {
+  static const std::vector<Record> kNone;
   auto it = successful_.find(task_key);
-  if (it == successful_.end()) return {};
-  std::vector<Record> records = it->second;
-  std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
-    return MeanCost(a.result) < MeanCost(b.result);
-  });
-  return records;
+  return it == successful_.end() ? kNone : it->second;
 }
 
 std::vector<std::string> ApplyHistoryBest::OtherTargets(const Task& task) const {

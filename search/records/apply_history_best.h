@@ -32,7 +32,8 @@ class ApplyHistoryBest {
 
   // Every successful record of the task with this key, lowest MeanCost first (the earliest first
   // on a tie): the alternatives to the best, e.g. one whose layout suits its neighbours.
-  std::vector<Record> Successful(const std::string& task_key) const;
+  // The reference lives as long as this object.
+  const std::vector<Record>& Successful(const std::string& task_key) const;
 
   // The best record's config read back in `space` (the task's space), or `fallback` when the task
   // has no successful record or its config no longer fits the space (the template changed).
@@ -50,7 +51,8 @@ class ApplyHistoryBest {
 
  private:
   absl::flat_hash_map<std::string, Record> best_;
-  absl::flat_hash_map<std::string, std::vector<Record>> successful_;  // in log order
+  // Sorted as Successful returns them, once, when built.
+  absl::flat_hash_map<std::string, std::vector<Record>> successful_;
   // "<template>|<args>" -> the targets with a successful record of it.
   absl::flat_hash_map<std::string, std::vector<std::string>> targets_;
   mutable std::mutex mutex_;
