@@ -56,6 +56,9 @@ std::map<std::string, ops::OpArgs>* MakeArgsTable() {
   auto* table = new std::map<std::string, ops::OpArgs>{
       {"conv2d_nchwc.x86", SquareConvArgs(16, 10, 32, 3, 1, 1)},
       {"conv2d_nchw.x86", SquareConvArgs(12, 9, 8, 3, 2, 1, 4)},
+      {"conv2d_multilevel.x86", SquareConvArgs(16, 10, 32, 3, 1, 1)},
+      {"dense_multilevel.x86", {{"m", 8}, {"n", 48}, {"k", 40}, {"bias", true}}},
+      {"batch_matmul_multilevel.x86", {{"batch", 3}, {"m", 12}, {"n", 24}, {"k", 13}}},
       {"conv2d_winograd.x86", SquareConvArgs(16, 8, 16, 3, 1, 1)},
       {"depthwise_conv2d_nchwc.x86", SquareConvArgs(32, 12, 32, 3, 1, 1, 32)},
       {"conv2d_transpose_nchwc.x86", ConvTranspose()},

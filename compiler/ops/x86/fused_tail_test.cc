@@ -44,6 +44,11 @@ TEST(FusedTailTest, Conv2dNchwc) {
              6);
 }
 
+TEST(FusedTailTest, Conv2dMultilevel) {
+  ExpectTail("conv2d_multilevel.x86",
+             {SquareConvArgs(16, 9, 32, 3, 1, 1), SquareConvArgs(8, 10, 16, 3, 2, 1)}, 6);
+}
+
 TEST(FusedTailTest, DepthwiseConv2dNchwc) {
   // Padded, strided, and channels that do not fill a vector.
   ExpectTail("depthwise_conv2d_nchwc.x86",
@@ -89,6 +94,11 @@ TEST(FusedTailTest, DensePack) {
               {{"m", 5}, {"n", 37}, {"k", 19}, {"bias", true}},
               {{"m", 3}, {"n", 40}, {"k", 24}}},
              8);
+}
+
+TEST(FusedTailTest, Multilevel) {
+  ExpectTail("dense_multilevel.x86", {{{"m", 6}, {"n", 40}, {"k", 24}, {"bias", true}}}, 6);
+  ExpectTail("batch_matmul_multilevel.x86", {{{"batch", 2}, {"m", 12}, {"n", 16}, {"k", 20}}}, 6);
 }
 
 TEST(FusedTailTest, MatmulTiled) {

@@ -57,8 +57,8 @@ TEST(StrategyTest, TemplatesAreRegisteredPerKey) {
   EXPECT_THAT(StrategyKeys(), ::testing::Contains("cpu"));
   std::vector<std::string> names;
   for (const Template* t : TemplatesFor("cpu", "conv2d")) names.push_back(t->name);
-  EXPECT_THAT(names, ElementsAre("conv2d_nchw.x86", "conv2d_nchwc.x86", "conv2d_winograd.x86",
-                                 "depthwise_conv2d_nchwc.x86"));
+  EXPECT_THAT(names, ElementsAre("conv2d_multilevel.x86", "conv2d_nchw.x86", "conv2d_nchwc.x86",
+                                 "conv2d_winograd.x86", "depthwise_conv2d_nchwc.x86"));
   EXPECT_TRUE(TemplatesFor("cuda", "conv2d").empty());
   for (const Template* t : AllTemplates()) EXPECT_FALSE(TemplateKey(*t).empty()) << t->name;
 }
