@@ -252,6 +252,7 @@ absl::Status TuneOperator(const CommandArgs& args, const target::Target& target,
   out << absl::StrFormat("trials   %d (%d resumed from %s, %d failed); stopped: %s\n",
                          result.trials, result.resumed, options.log_path, result.errors,
                          result.stop_reason);
+  out << "time     " << result.times.ToString() << "\n";
   if (result.best) {
     out << absl::StrFormat("best     %.4f ms, %.2f GFLOPS, config %d %s\n",
                            search::MeanCost(result.best->result) * 1e3, result.best_gflops,

@@ -18,6 +18,27 @@ std::map<std::string, CostModelFactory>& Registry() {
   return *registry;
 }
 
+struct Family {
+  std::string argument_name;
+  CostModelFamilyFactory factory;
+};
+
+std::map<std::string, Family>& Families() {
+  static auto* families = new std::map<std::string, Family>();
+  return *families;
+}
+
+// The family of "<prefix>:<argument>" and the argument; nullptr when name has no registered
+// prefix or an empty argument.
+const Family* FamilyOf(const std::string& name, std::string* argument) {
+  const size_t colon = name.find(':');
+  if (colon == std::string::npos || colon + 1 == name.size()) return nullptr;
+  auto it = Families().find(name.substr(0, colon));
+  if (it == Families().end()) return nullptr;
+  *argument = name.substr(colon + 1);
+  return &it->second;
+}
+
 // What SamplesFromRecords needs of one task, computed once per task key.
 struct TaskInfo {
   bool usable = false;  // template registered and args accepted
@@ -80,8 +101,23 @@ void RegisterCostModel(const std::string& name, CostModelFactory factory) {
   TESSEL_CHECK(inserted) << "cost model " << name << " registered twice";
 }
 
+void RegisterCostModelFamily(const std::string& prefix, const std::string& argument_name,
+                             CostModelFamilyFactory factory) {
+  TESSEL_CHECK(factory) << "cost model family " << prefix << " has no factory";
+  const bool inserted =
+      Families().emplace(prefix, Family{argument_name, std::move(factory)}).second;
+  TESSEL_CHECK(inserted) << "cost model family " << prefix << " registered twice";
+}
+
+bool IsCostModelName(const std::string& name) {
+  std::string argument;
+  return Registry().contains(name) || FamilyOf(name, &argument) != nullptr;
+}
+
 absl::StatusOr<std::unique_ptr<CostModel>> MakeCostModel(const std::string& name,
                                                          const CostModelOptions& options) {
+  std::string argument;
+  if (const Family* family = FamilyOf(name, &argument)) return family->factory(argument, options);
   auto it = Registry().find(name);
   if (it == Registry().end()) {
     return absl::NotFoundError(absl::StrCat("no cost model named '", name,
@@ -93,6 +129,9 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeCostModel(const std::string& name
 std::vector<std::string> CostModelNames() {
   std::vector<std::string> names;
   for (const auto& [name, factory] : Registry()) names.push_back(name);
+  for (const auto& [prefix, family] : Families()) {
+    names.push_back(absl::StrCat(prefix, ":<", family.argument_name, ">"));
+  }
   return names;
 }
 

@@ -67,10 +67,23 @@ using CostModelFactory =
 // Registration once per name (a repeat fails a check); TESSEL_REGISTER_COST_MODEL at namespace
 // scope in the model's .cc, its library linked with alwayslink = 1.
 void RegisterCostModel(const std::string& name, CostModelFactory factory);
-// The model registered under name, or NotFound listing the known names.
+
+// A family of models named "<prefix>:<argument>", e.g. "py:package.module" (a model written in
+// Python, costmodels/python): the factory gets the argument. Registered once per prefix.
+using CostModelFamilyFactory = std::function<absl::StatusOr<std::unique_ptr<CostModel>>(
+    const std::string& argument, const CostModelOptions&)>;
+void RegisterCostModelFamily(const std::string& prefix, const std::string& argument_name,
+                             CostModelFamilyFactory factory);
+
+// The model registered under name (or made by the family of its prefix), or NotFound listing
+// the known names.
 absl::StatusOr<std::unique_ptr<CostModel>> MakeCostModel(const std::string& name,
                                                          const CostModelOptions& options);
-std::vector<std::string> CostModelNames();  // sorted
+// Sorted names, then each family as "<prefix>:<ARGUMENT>" (e.g. "py:<MODULE>").
+std::vector<std::string> CostModelNames();
+// Whether MakeCostModel takes this name: a registered one, or a family's prefix and a non-empty
+// argument (whether that argument works shows only when the model is made).
+bool IsCostModelName(const std::string& name);
 
 }  // namespace tessel::costmodels
 
@@ -80,3 +93,8 @@ std::vector<std::string> CostModelNames();  // sorted
 #define TESSEL_REGISTER_COST_MODEL(name, factory)                                             \
   [[maybe_unused]] static const bool TESSEL_COST_MODEL_CONCAT(tessel_cost_model_, __LINE__) = \
       (::tessel::costmodels::RegisterCostModel(name, factory), true)
+// TESSEL_REGISTER_COST_MODEL_FAMILY("py", "MODULE", MakePythonModel);
+#define TESSEL_REGISTER_COST_MODEL_FAMILY(prefix, argument_name, factory)                \
+  [[maybe_unused]] static const bool TESSEL_COST_MODEL_CONCAT(tessel_cost_model_family_, \
+                                                              __LINE__) =                \
+      (::tessel::costmodels::RegisterCostModelFamily(prefix, argument_name, factory), true)

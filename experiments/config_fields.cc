@@ -149,6 +149,15 @@ absl::Status CheckKnown(const Context& ctx, const YAML::Node& node, const std::s
                         const std::string& what, const std::string& value,
                         const std::vector<std::string>& known) {
   if (std::find(known.begin(), known.end(), value) != known.end()) return absl::OkStatus();
+  // A family "<prefix>:<ARGUMENT>" (cost models written in Python: py:<MODULE>) takes any
+  // non-empty argument after its prefix.
+  for (const std::string& k : known) {
+    const size_t open = k.find(":<");
+    if (open != std::string::npos && k.back() == '>' && value.size() > open + 1 &&
+        value.compare(0, open + 1, k, 0, open + 1) == 0) {
+      return absl::OkStatus();
+    }
+  }
   return Fail(ctx, node, key,
               absl::StrCat("unknown ", what, " '", value, "'; known: ",
                            known.empty() ? "(none linked)" : absl::StrJoin(known, ", ")));

@@ -15,9 +15,9 @@
 
 #include "compiler/ops/template.h"
 #include "compiler/runtime/thread_pool.h"
+#include "compiler/support/atomic_file.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/host_target.h"
-#include "compiler/support/atomic_file.h"
 #include "experiments/bench_target.h"
 #include "experiments/build_info.h"
 #include "experiments/config_fields.h"
@@ -332,7 +332,8 @@ absl::Status Experiment::TuneRun(size_t index) {
   tuner.log_path = log;
   tuner.threads = config_.model_threads;
   tuner.batch_size = config_.measure.build_workers;
-  TESSEL_RETURN_IF_ERROR(support::MakeDirectories(std::filesystem::path(log).parent_path().string()));
+  TESSEL_RETURN_IF_ERROR(
+      support::MakeDirectories(std::filesystem::path(log).parent_path().string()));
   TESSEL_ASSIGN_OR_RETURN(search::Measurer * measurer, MeasurerFor(w));
 
   const double baseline_gflops = w.baseline ? w.flops / w.baseline->seconds * 1e-9 : 0;
@@ -344,13 +345,14 @@ absl::Status Experiment::TuneRun(size_t index) {
     return absl::Status(result.status().code(),
                         absl::StrCat(label, ": ", result.status().message()));
   }
-  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(marker, DoneMarker(config_, *result).dump() + "\n"));
+  TESSEL_RETURN_IF_ERROR(
+      support::WriteFileAtomically(marker, DoneMarker(config_, *result).dump() + "\n"));
   TESSEL_ASSIGN_OR_RETURN(run.trials, LoadTrials(log, key, config_.trials));
   run.finished = true;
   ++outcome_.tuned;
-  note_ << absl::StrFormat("%s: %d trials (%d failed), best %.1f GFLOPS, stopped: %s\n", label,
-                           result->trials, result->errors, result->best_gflops,
-                           result->stop_reason);
+  note_ << absl::StrFormat("%s: %d trials (%d failed), best %.1f GFLOPS, stopped: %s; %s\n", label,
+                           result->trials, result->errors, result->best_gflops, result->stop_reason,
+                           result->times.ToString());
   return absl::OkStatus();
 }
 
@@ -372,7 +374,8 @@ absl::Status Experiment::WriteOutputs(bool plot) {
       outcome_.warnings.push_back(absl::StrCat("no figures: ", plots.status().message()));
     }
   }
-  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(out + "/summary.md", SummaryMarkdown(report_)));
+  TESSEL_RETURN_IF_ERROR(
+      support::WriteFileAtomically(out + "/summary.md", SummaryMarkdown(report_)));
   return absl::OkStatus();
 }
 

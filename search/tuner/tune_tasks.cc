@@ -49,8 +49,9 @@ std::string Summary(const std::string& label, const TuneResult& r, double second
     best = absl::StrFormat("best %.1f GFLOPS (%.4f ms)", r.best_gflops,
                            MeanCost(r.best->result) * 1e3);
   }
-  return absl::StrFormat("%s: %s, %d trials (%d resumed, %d failed), stopped: %s, %s", label, best,
-                         r.trials, r.resumed, r.errors, r.stop_reason, FormatDuration(seconds));
+  return absl::StrFormat("%s: %s, %d trials (%d resumed, %d failed), stopped: %s, %s (%s)", label,
+                         best, r.trials, r.resumed, r.errors, r.stop_reason,
+                         FormatDuration(seconds), r.times.ToString());
 }
 
 }  // namespace

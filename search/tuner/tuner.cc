@@ -2,6 +2,7 @@
 
 #include <absl/container/flat_hash_set.h>
 #include <absl/strings/str_cat.h>
+#include <absl/strings/str_format.h>
 
 #include <chrono>
 #include <cmath>
@@ -23,6 +24,10 @@
 
 namespace tessel::search {
 namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // Giga-operations per second of a result; 0 for a failure.
 double Gflops(double flops, const MeasureResult& result) {
@@ -307,11 +312,16 @@ absl::StatusOr<TuneResult> TuningRun::Run(
     auto start = std::chrono::steady_clock::now();
     TESSEL_ASSIGN_OR_RETURN(std::vector<Config> batch,
                             NextBatch(std::min(batch_size, options_.trials - result_.trials)));
+    result_.times.plan += SecondsSince(start);
     if (batch.empty()) {
       result_.stop_reason = "space exhausted";
       break;
     }
+    auto measure_start = std::chrono::steady_clock::now();
     TESSEL_ASSIGN_OR_RETURN(std::vector<MeasureResult> measured, measure_(task_, batch));
+    result_.times.measure += SecondsSince(measure_start);
+    result_.times.measured += static_cast<int>(batch.size());
+    for (const MeasureResult& m : measured) result_.times.build += m.build_seconds;
     TESSEL_CHECK(measured.size() == batch.size())
         << "measured " << measured.size() << " of a batch of " << batch.size();
     std::vector<Record> records;
@@ -328,20 +338,20 @@ absl::StatusOr<TuneResult> TuningRun::Run(
     if (log_) TESSEL_RETURN_IF_ERROR(log_->Append(records));
     explorer_->Observe(batch, fitness);
     if (model_ && samples_.size() - samples_at_fit_ >= static_cast<size_t>(options_.plan_size)) {
+      auto fit_start = std::chrono::steady_clock::now();
       TESSEL_RETURN_IF_ERROR(model_->Fit(samples_));
+      result_.times.fit += SecondsSince(fit_start);
       samples_at_fit_ = samples_.size();
       model_trained_ = true;
       plan_.clear();  // the next batch comes from a plan under the new model
     }
     if (on_batch) {
-      TuneProgress progress{
-          .trials = result_.trials,
-          .budget = options_.trials,
-          .resumed = result_.resumed,
-          .best_gflops = result_.best_gflops,
-          .last_batch_seconds =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-          .batch = std::move(records)};
+      TuneProgress progress{.trials = result_.trials,
+                            .budget = options_.trials,
+                            .resumed = result_.resumed,
+                            .best_gflops = result_.best_gflops,
+                            .last_batch_seconds = SecondsSince(start),
+                            .batch = std::move(records)};
       on_batch(progress);
     }
   }
@@ -362,6 +372,15 @@ absl::StatusOr<std::unique_ptr<TuningRun>> StartRun(const Task& task, const Tune
 }
 
 }  // namespace
+
+std::string TuneTimes::ToString() const {
+  const double wall = total();
+  if (measured == 0 || !(wall > 0)) return "no trial measured";
+  auto share = [wall](double part) { return static_cast<int>(std::lround(100 * part / wall)); };
+  return absl::StrFormat(
+      "%.1f trials/min: measure %d%% (build %.0f s of builder time), plan %d%%, fit %d%%",
+      60.0 * measured / wall, share(measure), build, share(plan), share(fit));
+}
 
 absl::StatusOr<TuneResult> Tune(const Task& task, const TunerOptions& options,
                                 const MeasureFn& measure,

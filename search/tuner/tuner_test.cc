@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "compiler/ops/template.h"
 #include "compiler/target/target_facts.h"
@@ -161,6 +163,42 @@ MeasureResult OneMillisecond() {
   MeasureResult r;
   r.costs = {1e-3};
   return r;
+}
+
+// Where the time went: every trial this run measured, the measurer's wall time and the builders'
+// reported time; a resumed run measures nothing and says so.
+TEST(TunerTest, TimesAccountForEveryMeasuredTrial) {
+  const Task task = DenseTask();
+  std::mt19937_64 rng(3);
+  SyntheticMeasure synthetic{.optimum = SpaceOf(task).SampleUnique(1, rng)[0].value_indices()};
+  MeasureFn slow = [&](const Task& t, const std::vector<Config>& configs) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    absl::StatusOr<std::vector<MeasureResult>> results = synthetic.Fn()(t, configs);
+    for (MeasureResult& r : *results) r.build_seconds = 0.5;
+    return results;
+  };
+  const std::string log = TempLog("times");
+  TunerOptions options{.cost_model = "xgb",
+                       .explorer = "sa",
+                       .features = "knob",
+                       .trials = 48,
+                       .plan_size = 16,
+                       .log_path = log};
+  absl::StatusOr<TuneResult> r = Tune(task, options, slow);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->times.measured, 48);
+  EXPECT_DOUBLE_EQ(r->times.build, 0.5 * 48);
+  EXPECT_GE(r->times.measure, 0.010 * 48 / options.batch_size);
+  EXPECT_GT(r->times.plan, 0);
+  EXPECT_GT(r->times.fit, 0);
+  const std::string line = r->times.ToString();
+  EXPECT_NE(line.find("trials/min: measure "), std::string::npos) << line;
+  EXPECT_NE(line.find("(build 24 s of builder time), plan "), std::string::npos) << line;
+
+  r = Tune(task, options, slow);  // all 48 resumed from the log
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->times.measured, 0);
+  EXPECT_EQ(r->times.ToString(), "no trial measured");
 }
 
 TEST(TunerTest, EarlyStoppingEndsAfterTrialsWithoutImprovement) {

@@ -5,10 +5,15 @@
 //   conv2d 3x3, stride 1, dilation 1, >= 64 in and out channels
 //                                         conv2d_winograd.x86 (F(4x4,3x3): 4x fewer multiplies)
 //   conv2d, everything else               conv2d_nchwc.x86
-//   any other operator                    its first cpu template by name
+//   any other operator                    its first cpu template by name, the multi-level
+//                                         tiling ones (*_multilevel.x86) apart: their spaces are
+//                                         for search research, tuned only when asked for by name
 #include "compiler/ops/strategy.h"
 
 #include <absl/strings/str_cat.h>
+
+#include <string>
+#include <vector>
 
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/support/status_macros.h"
@@ -32,7 +37,10 @@ absl::StatusOr<std::string> CpuStrategy(const std::string& op, const OpArgs& arg
     TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs attrs, nn::ReadConv2dAttrs(op, args));
     return Conv2dTemplate(attrs);
   }
-  const std::vector<const Template*> candidates = TemplatesFor("cpu", op);
+  std::vector<const Template*> candidates = TemplatesFor("cpu", op);
+  std::erase_if(candidates, [](const Template* t) {
+    return t->name.find("_multilevel.") != std::string::npos;
+  });
   if (candidates.empty()) {
     return absl::UnimplementedError(absl::StrCat("no template computes operator '", op,
                                                  "' for target '", facts.target.ToString(),

@@ -48,6 +48,11 @@ TEST(StrategyTest, CpuChoosesAmongTheCpuTemplates) {
   EXPECT_EQ(Chosen("conv2d", Conv(64, 56, 3, 1, 64), "llvm"), "depthwise_conv2d_nchwc.x86");
   EXPECT_EQ(Chosen("conv2d", Conv(64, 56, 3, 1, 4), "llvm"), "conv2d_nchw.x86");
   EXPECT_EQ(Chosen("relu", {{"shape", {4, 8}}, {"dtype", "float32"}}, "llvm"), "relu.x86");
+  // The multi-level tiling templates are tuned by name only, never chosen untuned.
+  EXPECT_EQ(Chosen("dense", {{"m", 1}, {"n", 64}, {"k", 32}, {"bias", true}}, "llvm"),
+            "dense_pack.x86");
+  EXPECT_EQ(Chosen("batch_matmul", {{"batch", 2}, {"m", 8}, {"n", 8}, {"k", 8}}, "llvm"),
+            "batch_matmul_tiled.x86");
   // An AArch64 CPU is a cpu too: until it has a strategy of its own, the cpu one serves it.
   EXPECT_EQ(Chosen("conv2d", Conv(64, 56, 3, 1), "llvm -mtriple=aarch64-linux-gnu"),
             "conv2d_winograd.x86");
