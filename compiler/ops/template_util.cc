@@ -15,9 +15,20 @@ search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann:
 absl::StatusOr<target::GpuFacts> RequireGpu(const std::string& what,
                                             const target::TargetFacts& facts) {
   if (facts.gpu.has_value()) return *facts.gpu;
-  return absl::InvalidArgumentError(
-      absl::StrCat(what, ": needs a GPU target (cuda or opencl); target '",
-                   facts.target.ToString(), "' is not a GPU"));
+  return absl::InvalidArgumentError(absl::StrCat(what,
+                                                 ": needs a GPU target (cuda or opencl); target '",
+                                                 facts.target.ToString(), "' is not a GPU"));
+}
+
+void SetDenseSignature(OpProgram& p, const nn::DenseArgs& a, const te::Tensor& data,
+                       const te::Tensor& weight, const te::Tensor& bias, const te::Tensor& out) {
+  p.args = {data, weight};
+  if (a.bias) p.args.push_back(bias);
+  p.args.push_back(out);
+  p.flops = 2.0 * a.m * a.n * a.k + (a.bias ? 1.0 * a.m * a.n : 0.0);
+  p.logical_inputs = {{"data", {a.m, a.k}}, {"weight", {a.n, a.k}}};
+  if (a.bias) p.logical_inputs.push_back({"bias", {a.n}});
+  p.logical_outputs = {{"out", {a.m, a.n}}};
 }
 
 }  // namespace tessel::ops

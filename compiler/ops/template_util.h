@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "compiler/ops/nn/matrix_args.h"
+#include "compiler/ops/template.h"
 #include "compiler/target/gpu_facts.h"
 #include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
@@ -20,5 +22,11 @@ search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann:
 // '<target>' is not a GPU" for a target without them.
 absl::StatusOr<target::GpuFacts> RequireGpu(const std::string& what,
                                             const target::TargetFacts& facts);
+
+// The signature every dense program has (OPERATORS.md): args data, weight, bias (when a.bias)
+// and out; the product's and the bias's flops; the logical inputs and output. `weight` is the
+// program's weight input, in whatever layout its prepare makes.
+void SetDenseSignature(OpProgram& p, const nn::DenseArgs& a, const te::Tensor& data,
+                       const te::Tensor& weight, const te::Tensor& bias, const te::Tensor& out);
 
 }  // namespace tessel::ops

@@ -4,12 +4,14 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <deque>
 #include <filesystem>
 #include <memory>
 #include <random>
+#include <thread>
 #include <utility>
 
 #include "compiler/ops/template.h"
@@ -24,6 +26,12 @@
 
 namespace tessel::search {
 namespace {
+
+// Features are the same on any number of threads, and a plan is never made while a batch is
+// measured: every core extracts (on large spaces the explorer's scoring is most of a run).
+int FeatureThreads(const TunerOptions& o) {
+  return std::max(o.threads, static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -140,7 +148,7 @@ absl::Status TuningRun::Setup(const target::TargetFacts& facts, bool append) {
     costmodels::CostModelOptions model_options{
         .seed = options_.seed,
         .features = std::shared_ptr<costmodels::FeatureExtractor>(
-            costmodels::MakeProgramFeatureExtractor(kind, facts, options_.threads)),
+            costmodels::MakeProgramFeatureExtractor(kind, facts, FeatureThreads(options_))),
         .threads = options_.threads};
     TESSEL_ASSIGN_OR_RETURN(model_, costmodels::MakeCostModel(options_.cost_model, model_options));
     if (!explorer_->model_guided())

@@ -44,7 +44,8 @@ struct TunerOptions {
   std::string log_path = "";
   // Logs of other tasks of the same template: the cost model's prior (transfer learning).
   std::vector<std::string> transfer_from = {};
-  int threads = 1;  // model training and feature threads
+  // Model training threads; features are extracted on every core (or this many, if more).
+  int threads = 1;
   // Configs per round; set it to the measurer's BuildOptions::workers so every builder has work.
   int batch_size = 2;
   // The template's fallback config (what an untuned compile uses) is the first config measured,

@@ -15,6 +15,7 @@
 #include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
+#include "compiler/ops/template_util.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
 
@@ -88,13 +89,7 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   p.schedule = schedule::create_schedule({stored.op()});
   if (tail != nullptr) TESSEL_RETURN_IF_ERROR(p.schedule[out].compute_inline());
   TESSEL_RETURN_IF_ERROR(ScheduleProduct(p.schedule, stored.op(), sums, staged, dims, tiles));
-  p.args = {data, weight};
-  if (a.bias) p.args.push_back(bias);
-  p.args.push_back(stored);
-  p.flops = 2.0 * a.m * a.n * a.k + (a.bias ? 1.0 * a.m * a.n : 0.0);
-  p.logical_inputs = {{"data", {a.m, a.k}}, {"weight", {a.n, a.k}}};
-  if (a.bias) p.logical_inputs.push_back({"bias", {a.n}});
-  p.logical_outputs = {{"out", {a.m, a.n}}};
+  SetDenseSignature(p, a, data, weight, bias, stored);
   if (tail != nullptr) AppendTailInputs(p, *tail);
   return p;
 }

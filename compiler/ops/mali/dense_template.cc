@@ -17,6 +17,7 @@
 #include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
+#include "compiler/ops/template_util.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
 #include "compiler/te/reducer.h"
@@ -148,13 +149,7 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   TESSEL_RETURN_IF_ERROR(sums.unroll(pa[1]));
   TESSEL_RETURN_IF_ERROR(sums.vectorize(pa[2]));
 
-  p.args = {data, weight};
-  if (a.bias) p.args.push_back(bias);
-  p.args.push_back(stored);
-  p.flops = 2.0 * a.m * a.n * a.k + (a.bias ? 1.0 * a.m * a.n : 0.0);
-  p.logical_inputs = {{"data", {a.m, a.k}}, {"weight", {a.n, a.k}}};
-  if (a.bias) p.logical_inputs.push_back({"bias", {a.n}});
-  p.logical_outputs = {{"out", {a.m, a.n}}};
+  SetDenseSignature(p, a, data, weight, bias, stored);
   const int64_t k4 = K4(a);
   p.prepare = [k4](const std::vector<runtime::NDArray>& in)
       -> absl::StatusOr<std::vector<runtime::NDArray>> {

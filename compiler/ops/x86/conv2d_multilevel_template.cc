@@ -27,7 +27,6 @@
 // the accumulators computed inside level acc_at's last loop: R0 (reorder_outer), the level-2
 // tile when acc_at is 1, R1 (reorder_inner), the level-3 tile.
 // Filters (multilevel_tiling.h): a stack-sized accumulator tile and a bounded unrolled body.
-#include "compiler/ops/host_layout.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
@@ -163,14 +162,7 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
 absl::Status Schedule(schedule::Schedule& s, const nn::Conv2dNchwc& c, const LevelKnobs& k,
                       const te::Tensor& stored) {
   const bool padded = c.pad.op().as<te::ComputeOpNode>() != nullptr;
-  if (padded && !k.pad_at_tile) {
-    Stage pad = s[c.pad];
-    const auto& pa = nn::Axes(c.pad);
-    TESSEL_ASSIGN_OR_RETURN(ir::IterVar rows, pad.fuse(pa[0], pa[1]));
-    TESSEL_ASSIGN_OR_RETURN(rows, pad.fuse(rows, pa[2]));
-    TESSEL_RETURN_IF_ERROR(pad.parallel(rows));
-    TESSEL_RETURN_IF_ERROR(pad.vectorize(pa[4]));
-  }
+  if (!k.pad_at_tile) TESSEL_RETURN_IF_ERROR(SchedulePaddedInput(s, c));
   TESSEL_ASSIGN_OR_RETURN(te::Tensor acc, s.cache_write(c.out, "local"));
   if (!stored.op().same_as(c.out.op())) TESSEL_RETURN_IF_ERROR(s[c.out].compute_inline());
 
@@ -229,30 +221,10 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   const LevelKnobs k = ReadKnobs(config);
   nn::Conv2dNchwc c = nn::MakeConv2dNchwc(a, k.icb(), k.ocb());
-  te::Tensor stored = c.out;
-  const int64_t ocb = k.ocb();
-  if (tail != nullptr) {
-    stored = ApplyTail(c.out, *tail,
-                       [&](const std::vector<ir::Expr>& i) { return NchwcToLogical(i, ocb); });
-  }
-  OpProgram p;
-  p.schedule = schedule::create_schedule({stored.op()});
-  TESSEL_RETURN_IF_ERROR(Schedule(p.schedule, c, k, stored));
-  p.args = {c.data, c.weight, stored};
-  p.flops = a.flops();
-  p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.oc, a.ic, a.kh, a.kw}}};
-  p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
-  const int64_t icb = k.icb();
-  p.prepare = [icb, ocb](const std::vector<runtime::NDArray>& in)
-      -> absl::StatusOr<std::vector<runtime::NDArray>> {
-    return std::vector<runtime::NDArray>{PackChannels(in[0], icb), PackConvWeight(in[1], icb, ocb)};
-  };
-  p.finish = [](const std::vector<runtime::NDArray>& out)
-      -> absl::StatusOr<std::vector<runtime::NDArray>> {
-    return std::vector<runtime::NDArray>{UnpackChannels(out[0])};
-  };
-  if (tail != nullptr) AppendTailInputs(p, *tail);
-  return p;
+  const te::Tensor stored = StoredConv2dNchwc(c, k.ocb(), tail);
+  schedule::Schedule s = schedule::create_schedule({stored.op()});
+  TESSEL_RETURN_IF_ERROR(Schedule(s, c, k, stored));
+  return Conv2dNchwcProgram(s, a, c, k.icb(), k.ocb(), stored, tail);
 }
 
 Template Make() {

@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "compiler/ir/op.h"
+#include "compiler/ops/host_layout.h"
 #include "compiler/ops/nn/shape.h"
+#include "compiler/ops/output_tail.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/te/operation.h"
@@ -156,18 +158,47 @@ std::vector<ir::Expr> NchwcToLogical(const std::vector<ir::Expr>& blocked, int64
   return {blocked[0], blocked[1] * nn::Dim(block) + blocked[4], blocked[2], blocked[3]};
 }
 
+absl::Status SchedulePaddedInput(schedule::Schedule& s, const nn::Conv2dNchwc& c) {
+  if (c.pad.op().as<te::ComputeOpNode>() == nullptr) return absl::OkStatus();
+  Stage pad = s[c.pad];
+  const auto& pa = Axes(c.pad);
+  TESSEL_ASSIGN_OR_RETURN(ir::IterVar rows, pad.fuse(pa[0], pa[1]));
+  TESSEL_ASSIGN_OR_RETURN(rows, pad.fuse(rows, pa[2]));
+  TESSEL_RETURN_IF_ERROR(pad.parallel(rows));
+  return pad.vectorize(pa[4]);
+}
+
+te::Tensor StoredConv2dNchwc(const nn::Conv2dNchwc& c, int64_t ocb, const OutputTail* tail) {
+  if (tail == nullptr) return c.out;
+  return ApplyTail(c.out, *tail,
+                   [ocb](const std::vector<ir::Expr>& i) { return NchwcToLogical(i, ocb); });
+}
+
+OpProgram Conv2dNchwcProgram(schedule::Schedule s, const nn::Conv2dAttrs& a,
+                             const nn::Conv2dNchwc& c, int64_t icb, int64_t ocb,
+                             const te::Tensor& stored, const OutputTail* tail) {
+  OpProgram p;
+  p.schedule = std::move(s);
+  p.args = {c.data, c.weight, stored};
+  p.flops = a.flops();
+  p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.oc, a.ic, a.kh, a.kw}}};
+  p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
+  p.prepare = [icb, ocb](const std::vector<runtime::NDArray>& in)
+      -> absl::StatusOr<std::vector<runtime::NDArray>> {
+    return std::vector<runtime::NDArray>{PackChannels(in[0], icb), PackConvWeight(in[1], icb, ocb)};
+  };
+  p.finish = [](const std::vector<runtime::NDArray>& out)
+      -> absl::StatusOr<std::vector<runtime::NDArray>> {
+    return std::vector<runtime::NDArray>{UnpackChannels(out[0])};
+  };
+  if (tail != nullptr) AppendTailInputs(p, *tail);
+  return p;
+}
+
 absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c,
                                  const Conv2dNchwcKnobs& k, const te::Tensor& stored) {
-  // The padded input: rows in parallel, channel blocks vectorized.
   const bool padded = c.pad.op().as<te::ComputeOpNode>() != nullptr;
-  if (padded && !k.pad_at_tile) {
-    Stage pad = s[c.pad];
-    const auto& pa = Axes(c.pad);
-    TESSEL_ASSIGN_OR_RETURN(ir::IterVar rows, pad.fuse(pa[0], pa[1]));
-    TESSEL_ASSIGN_OR_RETURN(rows, pad.fuse(rows, pa[2]));
-    TESSEL_RETURN_IF_ERROR(pad.parallel(rows));
-    TESSEL_RETURN_IF_ERROR(pad.vectorize(pa[4]));
-  }
+  if (!k.pad_at_tile) TESSEL_RETURN_IF_ERROR(SchedulePaddedInput(s, c));
 
   TESSEL_ASSIGN_OR_RETURN(te::Tensor acc, s.cache_write(c.out, "local"));
   // With a tail, its stage takes the output loops and reads the accumulators directly.

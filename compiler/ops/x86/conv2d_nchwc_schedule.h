@@ -58,6 +58,20 @@ Conv2dNchwcKnobs ReadConv2dNchwcKnobs(const search::Config& config);
 absl::Status ScheduleConv2dNchwc(schedule::Schedule& s, const nn::Conv2dNchwc& c,
                                  const Conv2dNchwcKnobs& knobs, const te::Tensor& stored);
 
+// The padded input of c as a stage of its own: rows in parallel, channel blocks vectorized. Does
+// nothing when c is unpadded.
+absl::Status SchedulePaddedInput(schedule::Schedule& s, const nn::Conv2dNchwc& c);
+
+// The tensor a conv2d NCHW[x]c program stores: c.out, or c.out with `tail` applied when given.
+te::Tensor StoredConv2dNchwc(const nn::Conv2dNchwc& c, int64_t ocb, const OutputTail* tail);
+
+// The program of a conv2d (groups 1) in NCHW[x]c, scheduled in s and storing `stored`
+// (StoredConv2dNchwc): its arguments, flops and logical shapes, prepare packing data in blocks of
+// icb and the weight in icb x ocb, finish unpacking the output, and the tail's inputs when given.
+OpProgram Conv2dNchwcProgram(schedule::Schedule s, const nn::Conv2dAttrs& a,
+                             const nn::Conv2dNchwc& c, int64_t icb, int64_t ocb,
+                             const te::Tensor& stored, const OutputTail* tail);
+
 // The logical (NCHW) index of an element [n, oc / ocb, oh, ow, ocb] of a blocked output.
 std::vector<ir::Expr> NchwcToLogical(const std::vector<ir::Expr>& blocked, int64_t block);
 

@@ -1,7 +1,6 @@
 // conv2d_nchwc.x86: conv2d (groups 1) in NCHW[x]c blocked layouts, the schedule of
 // conv2d_nchwc_schedule.h. The program takes data NCHW{icb}c and weight OIHW{icb}i{ocb}o and
 // gives NCHW{ocb}c; prepare/finish convert from and to the logical NCHW / OIHW forms.
-#include "compiler/ops/host_layout.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/x86/conv2d_nchwc_schedule.h"
@@ -41,29 +40,10 @@ absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, cons
   TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, ReadAttrs(args));
   const Conv2dNchwcKnobs k = ReadConv2dNchwcKnobs(config);
   nn::Conv2dNchwc c = nn::MakeConv2dNchwc(a, k.icb, k.ocb);
-  te::Tensor stored = c.out;
-  if (tail != nullptr) {
-    stored = ApplyTail(c.out, *tail,
-                       [&](const std::vector<ir::Expr>& i) { return NchwcToLogical(i, k.ocb); });
-  }
-  OpProgram p;
-  p.schedule = schedule::create_schedule({stored.op()});
-  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(p.schedule, c, k, stored));
-  p.args = {c.data, c.weight, stored};
-  p.flops = a.flops();
-  p.logical_inputs = {{"data", {a.n, a.ic, a.h, a.w}}, {"weight", {a.oc, a.ic, a.kh, a.kw}}};
-  p.logical_outputs = {{"out", {a.n, a.oc, a.oh(), a.ow()}}};
-  p.prepare = [k](const std::vector<runtime::NDArray>& in)
-      -> absl::StatusOr<std::vector<runtime::NDArray>> {
-    return std::vector<runtime::NDArray>{PackChannels(in[0], k.icb),
-                                         PackConvWeight(in[1], k.icb, k.ocb)};
-  };
-  p.finish = [](const std::vector<runtime::NDArray>& out)
-      -> absl::StatusOr<std::vector<runtime::NDArray>> {
-    return std::vector<runtime::NDArray>{UnpackChannels(out[0])};
-  };
-  if (tail != nullptr) AppendTailInputs(p, *tail);
-  return p;
+  const te::Tensor stored = StoredConv2dNchwc(c, k.ocb, tail);
+  schedule::Schedule s = schedule::create_schedule({stored.op()});
+  TESSEL_RETURN_IF_ERROR(ScheduleConv2dNchwc(s, c, k, stored));
+  return Conv2dNchwcProgram(s, a, c, k.icb, k.ocb, stored, tail);
 }
 
 // The fallback with the data block the producer writes: the input block only sets how the

@@ -18,6 +18,7 @@
 #include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/shape.h"
 #include "compiler/ops/template.h"
+#include "compiler/ops/template_util.h"
 #include "compiler/ops/x86/matrix_tiles.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/te/compute.h"
@@ -77,13 +78,7 @@ absl::StatusOr<OpProgram> InstantiateWithTail(const search::Config& config, cons
   if (!te::SameTensor(rows, data)) {
     TESSEL_RETURN_IF_ERROR(ScheduleCopyStage(p.schedule, rows, facts));
   }
-  p.args = {data, packed};
-  if (a.bias) p.args.push_back(bias);
-  p.args.push_back(stored);
-  p.flops = 2.0 * a.m * a.n * a.k + (a.bias ? 1.0 * a.m * a.n : 0.0);
-  p.logical_inputs = {{"data", {a.m, a.k}}, {"weight", {a.n, a.k}}};
-  if (a.bias) p.logical_inputs.push_back({"bias", {a.n}});
-  p.logical_outputs = {{"out", {a.m, a.n}}};
+  SetDenseSignature(p, a, data, packed, bias, stored);
   p.prepare = [bn, panels, np, panel_layout](const std::vector<runtime::NDArray>& in)
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
     std::vector<runtime::NDArray> out = in;

@@ -179,13 +179,7 @@ absl::StatusOr<OpProgram> InstantiateDense(const search::Config& config, const O
     TESSEL_RETURN_IF_ERROR(p.schedule[out].compute_inline());
   }
   TESSEL_RETURN_IF_ERROR(Schedule(p.schedule, product, stored, l));
-  p.args = {data, packed};
-  if (a.bias) p.args.push_back(bias);
-  p.args.push_back(stored);
-  p.flops = 2.0 * a.m * a.n * a.k + (a.bias ? 1.0 * a.m * a.n : 0.0);
-  p.logical_inputs = {{"data", {a.m, a.k}}, {"weight", {a.n, a.k}}};
-  if (a.bias) p.logical_inputs.push_back({"bias", {a.n}});
-  p.logical_outputs = {{"out", {a.m, a.n}}};
+  SetDenseSignature(p, a, data, packed, bias, stored);
   p.prepare = [nb, panels](const std::vector<runtime::NDArray>& in)
       -> absl::StatusOr<std::vector<runtime::NDArray>> {
     std::vector<runtime::NDArray> out = in;
