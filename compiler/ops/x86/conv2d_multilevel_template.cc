@@ -118,13 +118,13 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
   space.define_knob("parallel_depth", {1, 2, 3});
   space.define_knob("acc_at", {1, 2});
   space.define_knob("pad_at", {0, 1});
-  space.AddFilter("accumulator tile of at most 64 KiB", [](const search::Config& c) {
-    return AccumulatorBytes(ReadKnobs(c)) <= kMaxAccumulatorBytes;
-  });
-  space.AddFilter("at most 512 unrolled copies", [](const search::Config& c) {
-    const LevelKnobs k = ReadKnobs(c);
-    return UnrolledCopies(UnrollCandidates(k), k.unroll_depth) <= kMaxUnrolledCopies;
-  });
+  // One filter reading the knobs once: sampling and neighbour moves call it on every point tried.
+  space.AddFilter(
+      "accumulators of at most 64 KiB, at most 512 unrolled copies", [](const search::Config& c) {
+        const LevelKnobs k = ReadKnobs(c);
+        return AccumulatorBytes(k) <= kMaxAccumulatorBytes &&
+               UnrolledCopies(UnrollCandidates(k), k.unroll_depth) <= kMaxUnrolledCopies;
+      });
   return space;
 }
 

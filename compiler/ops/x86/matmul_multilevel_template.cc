@@ -77,13 +77,13 @@ void DefineSpace(search::ConfigSpace& space, int64_t m, int64_t n, int64_t k) {
   space.define_knob("unroll_depth", {0, 1, 2, 3});
   space.define_knob("parallel_depth", {1, 2});
   space.define_knob("acc_at", {1, 2});
-  space.AddFilter("accumulator tile of at most 64 KiB", [](const search::Config& c) {
-    return AccumulatorBytes(ReadLevels(c)) <= kMaxAccumulatorBytes;
-  });
-  space.AddFilter("at most 512 unrolled copies", [](const search::Config& c) {
-    const MatmulLevels l = ReadLevels(c);
-    return UnrolledCopies(UnrollCandidates(l), l.unroll_depth) <= kMaxUnrolledCopies;
-  });
+  // One filter reading the knobs once: sampling and neighbour moves call it on every point tried.
+  space.AddFilter(
+      "accumulators of at most 64 KiB, at most 512 unrolled copies", [](const search::Config& c) {
+        const MatmulLevels l = ReadLevels(c);
+        return AccumulatorBytes(l) <= kMaxAccumulatorBytes &&
+               UnrolledCopies(UnrollCandidates(l), l.unroll_depth) <= kMaxUnrolledCopies;
+      });
 }
 
 // The untuned choice, as the register-tile templates choose theirs: a vector block of up to two
