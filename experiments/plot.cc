@@ -2,6 +2,7 @@
 
 #include <absl/status/status.h>
 #include <absl/strings/str_cat.h>
+#include <absl/strings/str_join.h>
 #include <absl/strings/str_split.h>
 #include <absl/strings/strip.h>
 #include <sys/wait.h>
@@ -86,12 +87,22 @@ absl::StatusOr<std::string> FindPlotScript() { return FindRunfile("experiments/p
 
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RunPlotScript(
     const std::string& script, const std::string& trials_csv, const std::string& out_dir,
-    const std::string& title, const std::string& python) {
-  absl::StatusOr<std::vector<std::string>> pngs =
-      RunScript({python, script, trials_csv, out_dir, "--title", title});
+    const std::string& title, const std::vector<std::string>& model_strategies,
+    const std::string& python) {
+  std::vector<std::string> argv = {python, script, trials_csv, out_dir, "--title", title};
+  if (model_strategies.size() >= 2) {
+    argv.push_back("--models");
+    argv.push_back(absl::StrJoin(model_strategies, ","));
+  }
+  absl::StatusOr<std::vector<std::string>> pngs = RunScript(argv);
   if (!pngs.ok()) return pngs.status();
   std::vector<std::pair<std::string, std::string>> plots;
-  for (const std::string& png : *pngs) plots.emplace_back(png.substr(0, png.size() - 4), png);
+  for (const std::string& png : *pngs) {
+    absl::string_view workload = png;
+    absl::ConsumeSuffix(&workload, ".png");
+    absl::ConsumeSuffix(&workload, "_models");
+    plots.emplace_back(std::string(workload), png);
+  }
   return plots;
 }
 

@@ -14,12 +14,15 @@ namespace tessel::experiments {
 // plot.py in the running binary's runfiles (runfiles.h); NotFound naming the places tried.
 absl::StatusOr<std::string> FindPlotScript();
 
-// Runs `python script trials_csv out_dir --title title`; returns (workload, PNG file name in
-// out_dir) per workload plotted. FailedPrecondition when matplotlib is missing, Internal with the
-// script's message for any other failure.
+// Runs `python script trials_csv out_dir --title title [--models a,b,...]`; returns (workload,
+// PNG file name in out_dir) per figure: <workload>.png (Fig. 12), and with two or more
+// model_strategies <workload>_models.png, those strategies' runs seed by seed (Fig. 13).
+// FailedPrecondition when matplotlib is missing, Internal with the script's message for any other
+// failure.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RunPlotScript(
     const std::string& script, const std::string& trials_csv, const std::string& out_dir,
-    const std::string& title, const std::string& python = "/usr/bin/python3");
+    const std::string& title, const std::vector<std::string>& model_strategies = {},
+    const std::string& python = "/usr/bin/python3");
 
 // Runs `python script --bars values --png png summary_csv out_dir --title title` (values:
 // "speedup" or "ms"); returns the PNG's file name in out_dir. Errors as RunPlotScript.

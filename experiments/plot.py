@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """Plots an experiment's results the way the paper's figures do.
 
-usage: plot.py TRIALS_CSV OUT_DIR [--title TEXT]
+usage: plot.py TRIALS_CSV OUT_DIR [--title TEXT] [--models STRATEGY,STRATEGY,...]
        plot.py --bars {speedup,ms} --png NAME SUMMARY_CSV OUT_DIR [--title TEXT]
 
 A tuning experiment's trials.csv (Fig. 12): for each workload, writes OUT_DIR/<workload>.png, the
 best speedup over oneDNN against the number of trials, one line per strategy (the median over its
 seeds) with a band from the minimum to the maximum seed. Without a baseline (empty best_speedup)
-it plots the best GFLOPS. A run that stopped early keeps its last best value.
+it plots the best GFLOPS. A run that stopped early keeps its last best value. With --models (two
+or more strategies, the model-guided ones: Fig. 13 compares cost models on the same runs), also
+OUT_DIR/<workload>_models.png for each workload with at least two of them: every seed of those
+strategies as a line of its own, their median thicker.
 
 A models experiment's summary.csv (--bars; Fig. 4 and Fig. 14): writes OUT_DIR/NAME, one group of
 bars per network, one bar per variant: with `speedup`, every network on one axis, each bar the
@@ -92,6 +95,36 @@ def plot_workload(plt, workload, strategies, speedup, out_dir, title):
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     return save(plt, fig, out_dir, f"{workload}.png")
+
+
+def plot_models(plt, workload, strategies, models, speedup, out_dir, title):
+    """Fig. 13: the named strategies' runs seed by seed; None when fewer than two ran."""
+    present = [m for m in models if m in strategies]
+    if len(present) < 2:
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    for strategy in present:
+        runs = strategies[strategy]
+        x, med, _, _ = band(runs)
+        (line,) = ax.plot(x, med, label=f"{strategy} (median of {len(runs)})", linewidth=2.0,
+                          drawstyle="steps-post")
+        for points in runs.values():
+            ax.plot([t for t, _ in points], [v for _, v in points], color=line.get_color(),
+                    alpha=0.35, linewidth=0.8, drawstyle="steps-post")
+    if speedup:
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="oneDNN")
+        ax.set_ylabel("best speedup over oneDNN")
+    else:
+        ax.set_ylabel("best GFLOPS")
+    ax.set_xlabel("trials")
+    ax.set_ylim(bottom=0)
+    ax.set_xlim(left=0)
+    ax.grid(True, alpha=0.3)
+    name = f"{workload}: cost models, every seed"
+    ax.set_title(f"{title}: {name}" if title else name)
+    ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    return save(plt, fig, out_dir, f"{workload}_models.png")
 
 
 def read_summary(path):
@@ -210,6 +243,8 @@ def main(argv):
     parser.add_argument("--bars", choices=["speedup", "ms"],
                         help="SUMMARY_CSV is a models experiment's summary.csv")
     parser.add_argument("--png", default="bars.png", help="the bar chart's file name")
+    parser.add_argument("--models", default="",
+                        help="comma-separated strategies compared seed by seed (Fig. 13)")
     args = parser.parse_args(argv)
     plt = load_pyplot("plot.py")
     if plt is None:
@@ -230,8 +265,12 @@ def main(argv):
         print(f"plot.py: {e}", file=sys.stderr)
         return 1
     os.makedirs(args.out_dir, exist_ok=True)
+    models = [m for m in args.models.split(",") if m]
     for workload, strategies in data.items():
         print(plot_workload(plt, workload, strategies, speedup, args.out_dir, args.title))
+        png = plot_models(plt, workload, strategies, models, speedup, args.out_dir, args.title)
+        if png:
+            print(png)
     return 0
 
 

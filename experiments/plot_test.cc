@@ -40,7 +40,7 @@ TEST(PlotTest, WritesOnePngPerWorkload) {
   const std::string dir = TmpDir("plots");
   ASSERT_TRUE(support::WriteFileAtomically(dir + "/trials.csv", kTrials).ok());
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
-      RunPlotScript(*script, dir + "/trials.csv", dir, "demo", kPython);
+      RunPlotScript(*script, dir + "/trials.csv", dir, "demo", {}, kPython);
   ASSERT_TRUE(plots.ok()) << plots.status();
   ASSERT_EQ(plots->size(), 2u);
   EXPECT_EQ((*plots)[0], std::make_pair(std::string("C6"), std::string("C6.png")));
@@ -57,6 +57,24 @@ TEST(PlotTest, WritesOnePngPerWorkload) {
   }
 }
 
+TEST(PlotTest, ModelStrategiesGetAFigureOfTheirOwnWhereTwoRan) {
+  if (!HasMatplotlib()) GTEST_SKIP() << "matplotlib is missing: apt-get install python3-matplotlib";
+  absl::StatusOr<std::string> script = FindPlotScript();
+  ASSERT_TRUE(script.ok()) << script.status();
+  const std::string dir = TmpDir("models");
+  ASSERT_TRUE(support::WriteFileAtomically(dir + "/trials.csv", kTrials).ok());
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
+      RunPlotScript(*script, dir + "/trials.csv", dir, "demo", {"xgb+sa", "random"}, kPython);
+  ASSERT_TRUE(plots.ok()) << plots.status();
+  // tiny has one of the two strategies: no models figure for it.
+  ASSERT_EQ(plots->size(), 3u);
+  EXPECT_EQ((*plots)[0], std::make_pair(std::string("C6"), std::string("C6.png")));
+  EXPECT_EQ((*plots)[1], std::make_pair(std::string("C6"), std::string("C6_models.png")));
+  EXPECT_EQ((*plots)[2], std::make_pair(std::string("tiny"), std::string("tiny.png")));
+  EXPECT_GT(std::filesystem::file_size(dir + "/C6_models.png"), 5000u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/tiny_models.png"));
+}
+
 TEST(PlotTest, PlotsGflopsWithoutABaseline) {
   if (!HasMatplotlib()) GTEST_SKIP() << "matplotlib is missing: apt-get install python3-matplotlib";
   absl::StatusOr<std::string> script = FindPlotScript();
@@ -70,7 +88,7 @@ TEST(PlotTest, PlotsGflopsWithoutABaseline) {
           "d,ga,0,2,5,none,3.0,3.0,\n")
           .ok());
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
-      RunPlotScript(*script, dir + "/trials.csv", dir, "", kPython);
+      RunPlotScript(*script, dir + "/trials.csv", dir, "", {}, kPython);
   ASSERT_TRUE(plots.ok()) << plots.status();
   ASSERT_EQ(plots->size(), 1u);
   EXPECT_TRUE(std::filesystem::exists(dir + "/d.png"));
@@ -83,7 +101,7 @@ TEST(PlotTest, BadCsvIsAnErrorWithTheScriptsMessage) {
   const std::string dir = TmpDir("bad");
   ASSERT_TRUE(support::WriteFileAtomically(dir + "/trials.csv", "workload,seed\nC6,0\n").ok());
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
-      RunPlotScript(*script, dir + "/trials.csv", dir, "", kPython);
+      RunPlotScript(*script, dir + "/trials.csv", dir, "", {}, kPython);
   ASSERT_FALSE(plots.ok());
   EXPECT_NE(plots.status().message().find("missing columns"), std::string::npos) << plots.status();
 }
@@ -123,7 +141,7 @@ TEST(PlotTest, BarChartsOfAModelsSummary) {
 
 TEST(PlotTest, MissingPythonIsAnError) {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
-      RunPlotScript("plot.py", "x.csv", TmpDir("none"), "", "/nonexistent/python3");
+      RunPlotScript("plot.py", "x.csv", TmpDir("none"), "", {}, "/nonexistent/python3");
   ASSERT_FALSE(plots.ok());
   EXPECT_NE(plots.status().message().find("/nonexistent/python3"), std::string::npos)
       << plots.status();

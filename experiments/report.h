@@ -33,7 +33,8 @@ struct RunReport {
   std::string strategy;
   uint64_t seed = 0;
   std::vector<Trial> trials;
-  bool finished = false;  // false while the run is still to come or was interrupted
+  bool finished = false;          // false while the run is still to come or was interrupted
+  std::optional<RunTimes> times;  // where its wall time went, when recorded
 };
 
 struct ReportInput {
@@ -43,8 +44,8 @@ struct ReportInput {
   std::string date;                       // when the report was written, UTC
   std::vector<WorkloadReport> workloads;  // in the config's order
   std::vector<RunReport> runs;            // workload, then strategy, then seed, config order
-  // workload name -> PNG file name (relative to the output directory); workloads without one
-  // are reported without a figure.
+  // workload name -> PNG file name (relative to the output directory), several per workload in
+  // the order shown; workloads without one are reported without a figure.
   std::vector<std::pair<std::string, std::string>> plots;
 };
 
@@ -53,9 +54,11 @@ struct ReportInput {
 // and best_speedup is empty without a baseline.
 std::string TrialsCsv(const ReportInput& input);
 
-// Columns strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup, preceded by
-// workload when the config has more than one; one row per run with at least one trial. Empty
-// cells: never reached, or no baseline.
+// Columns strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup,
+// trials_to_90pct_of_best (90% of the best speed any run of the workload reached), then
+// best_gflops_at_<N> for each of Checkpoints(config trials), preceded by workload when the config
+// has more than one; one row per run with at least one trial. Empty cells: never reached, no
+// baseline, or fewer than N trials.
 std::string SummaryCsv(const ReportInput& input);
 
 // The report people read: machine and date, the baseline per workload, per workload a figure and

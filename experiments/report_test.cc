@@ -51,10 +51,10 @@ ReportInput Input(const ExperimentConfig& config) {
   in.date = "2024-01-01 00:00:00 UTC";
   BaselineTime onednn{1.0, {1.0, 1.0, 1.0}, "brg:avx512_core", "2024-01-01 00:00:00 UTC"};
   in.workloads.push_back({"C6", "conv2d_nchwc.x86", 2e9, onednn});
-  in.runs.push_back({"C6", "xgb+sa", 0, Series({kFail, 2.0, 0.5}), true});
-  in.runs.push_back({"C6", "xgb+sa", 1, Series({1.0, 0.8, 0.8}), true});
-  in.runs.push_back({"C6", "random", 0, Series({4.0, 2.0, 2.0}), true});
-  in.runs.push_back({"C6", "random", 1, {}, false});
+  in.runs.push_back({"C6", "xgb+sa", 0, Series({kFail, 2.0, 0.5}), true, std::nullopt});
+  in.runs.push_back({"C6", "xgb+sa", 1, Series({1.0, 0.8, 0.8}), true, std::nullopt});
+  in.runs.push_back({"C6", "random", 0, Series({4.0, 2.0, 2.0}), true, std::nullopt});
+  in.runs.push_back({"C6", "random", 1, {}, false, std::nullopt});
   in.plots.push_back({"C6", "C6.png"});
   return in;
 }
@@ -85,22 +85,26 @@ TEST(ReportTest, TrialsCsvWithoutBaselineLeavesSpeedupEmpty) {
 TEST(ReportTest, SummaryCsvOneWorkload) {
   const ExperimentConfig config = Config(1);
   EXPECT_EQ(SummaryCsv(Input(config)),
-            "strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup\n"
-            "xgb+sa,0,3,3,2.0000\n"
-            "xgb+sa,1,1,2,1.2500\n"
-            "random,0,,2,0.5000\n");
+            "strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup,"
+            "trials_to_90pct_of_best\n"
+            // The best of any run: 0.5 s (xgb+sa seed 0); 90% of its speed is 0.556 s or less.
+            "xgb+sa,0,3,3,2.0000,3\n"
+            "xgb+sa,1,1,2,1.2500,\n"
+            "random,0,,2,0.5000,\n");
 }
 
 TEST(ReportTest, SummaryCsvSeveralWorkloadsNamesThem) {
   const ExperimentConfig config = Config(2);
   ReportInput in = Input(config);
   in.workloads.push_back({"C2", "conv2d_winograd.x86", 1e9, std::nullopt});
-  in.runs.push_back({"C2", "random", 0, Series({1.0}), true});
+  in.runs.push_back({"C2", "random", 0, Series({1.0}), true, std::nullopt});
   const std::string csv = SummaryCsv(in);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "workload,strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup");
-  EXPECT_NE(csv.find("\nC6,xgb+sa,0,3,3,2.0000\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nC2,random,0,,1,\n"), std::string::npos) << csv;  // no baseline for C2
+            "workload,strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup,"
+            "trials_to_90pct_of_best");
+  EXPECT_NE(csv.find("\nC6,xgb+sa,0,3,3,2.0000,3\n"), std::string::npos) << csv;
+  // No baseline for C2; the best of its runs is its own.
+  EXPECT_NE(csv.find("\nC2,random,0,,1,,1\n"), std::string::npos) << csv;
 }
 
 TEST(ReportTest, SummaryMarkdown) {
@@ -115,13 +119,49 @@ TEST(ReportTest, SummaryMarkdown) {
            "- runs finished: 3 of 4",
            "| C6 | `conv2d_nchwc.x86` | 2 | 1000.0000 | 2.0 | brg:avx512_core | 3 |",
            "![C6](C6.png)",
-           // xgb+sa: to oneDNN 3 and 1 -> 2; to 90% 3 and 2 -> 2.5; speedups 2 and 1.25.
-           "| xgb+sa | xgb | sa | 2 | 3 | 2 (2/2 reached) | 2.5 | 50% | 1.625 | 3.2 |",
-           "| random | - | random | 1 | 3 | never (0/1 reached) | 2 | 67% | 0.500 | 1.0 |",
+           "The best over every strategy and seed: 4.0 GFLOPS",
+           // xgb+sa: to oneDNN 3 and 1 -> 2; to 90% of the best 3 and never -> never; to 90% of
+           // its final 3 and 2 -> 2.5; speedups 2 and 1.25.
+           "| xgb+sa | xgb | sa | 2 | 3 | 2 (2/2 reached) | never | 2.5 | 50% | 1.625 | 3.2 |",
+           "| random | - | random | 1 | 3 | never (0/1 reached) | never | 2 | 67% | 0.500 | 1.0 |",
            "```yaml\nname: demo\n```\n",
        }) {
     EXPECT_NE(md.find(piece), std::string::npos) << "missing: " << piece << "\n" << md;
   }
+}
+
+// 200 trials: the best after 100 and after 200 trials, and where the time went.
+TEST(ReportTest, BestAfterCheckpointsAndTuningTimes) {
+  ExperimentConfig config = Config(1);
+  config.trials = 200;
+  ReportInput in = Input(config);
+  in.runs.clear();
+  std::vector<double> costs(200, 2.0);  // 1 GFLOPS for 100 trials, then 2
+  std::fill(costs.begin() + 100, costs.end(), 1.0);
+  in.runs.push_back({"C6", "xgb+sa", 0, Series(costs), true, RunTimes{200, 30, 0, 90}});
+  in.runs.push_back(
+      {"C6", "xgb+sa", 1, Series(std::vector<double>(150, 1.0)), false, std::nullopt});
+  EXPECT_EQ(SummaryCsv(in),
+            "strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup,"
+            "trials_to_90pct_of_best,best_gflops_at_100,best_gflops_at_200\n"
+            "xgb+sa,0,101,101,1.0000,101,1.000,2.000\n"
+            "xgb+sa,1,1,1,1.0000,1,2.000,\n");  // 150 trials: nothing after 200
+  const std::string md = SummaryMarkdown(in);
+  for (const char* piece : {
+           "| strategy | 100 | 200 |",
+           "| xgb+sa | 1.5 | - |",  // median of 1 and 2; of 2 and none
+           "| random | - | - |",
+           "| strategy | trials/min | measure | plan | fit |",
+           "| xgb+sa | 100.0 | 75% | 25% | 0% |",  // 200 trials in 120 s; seed 1 has no times
+           "| random | - | - | - | - |",
+       }) {
+    EXPECT_NE(md.find(piece), std::string::npos) << "missing: " << piece << "\n" << md;
+  }
+}
+
+TEST(ReportTest, NoTimesNoTimeTable) {
+  const ExperimentConfig config = Config(1);
+  EXPECT_EQ(SummaryMarkdown(Input(config)).find("Where the tuning time went"), std::string::npos);
 }
 
 TEST(ReportTest, SummaryTableForTheTerminal) {
@@ -132,6 +172,7 @@ TEST(ReportTest, SummaryTableForTheTerminal) {
       << table;
   EXPECT_NE(table.find("xgb+sa"), std::string::npos);
   EXPECT_NE(table.find("never"), std::string::npos) << table;
+  EXPECT_NE(table.find("to 90% best"), std::string::npos) << table;
   EXPECT_NE(table.find("within 90%"), std::string::npos) << table;
   EXPECT_NE(table.find("      50%"), std::string::npos) << table;  // xgb+sa: 1/3 and 2/3
 }

@@ -187,6 +187,38 @@ nlohmann::json DoneMarker(const ExperimentConfig& config, const search::TuneResu
           {"stop_reason", result.stop_reason}};
 }
 
+// Where a run's time went, summed over the sessions that measured its trials (a resumed run adds
+// to it): beside its log, rewritten after every batch. Only the reports read it; a run without one
+// (an interrupted first batch, or a log older than the file) is reported without times.
+std::string TimesPath(const std::string& log) { return absl::StrCat(log, ".times.json"); }
+
+std::optional<RunTimes> ReadTimes(const std::string& path) {
+  absl::StatusOr<nlohmann::json> json = ReadJsonFile(path);
+  if (!json.ok() || !json->is_object()) return std::nullopt;
+  RunTimes t;
+  t.measured = json->value("measured", 0);
+  t.plan = json->value("plan_seconds", 0.0);
+  t.fit = json->value("fit_seconds", 0.0);
+  t.measure = json->value("measure_seconds", 0.0);
+  return t;
+}
+
+RunTimes Plus(RunTimes t, const search::TuneTimes& more) {
+  t.measured += more.measured;
+  t.plan += more.plan;
+  t.fit += more.fit;
+  t.measure += more.measure;
+  return t;
+}
+
+absl::Status WriteTimes(const std::string& path, const RunTimes& t) {
+  const nlohmann::json json = {{"measured", t.measured},
+                               {"plan_seconds", t.plan},
+                               {"fit_seconds", t.fit},
+                               {"measure_seconds", t.measure}};
+  return support::WriteFileAtomically(path, json.dump() + "\n");
+}
+
 bool MarkedDone(const std::string& path, const ExperimentConfig& config) {
   absl::StatusOr<nlohmann::json> marker = ReadJsonFile(path);
   return marker.ok() && marker->is_object() &&
@@ -234,6 +266,14 @@ class Experiment {
   absl::Status TuneRun(size_t index);
   absl::Status WriteOutputs(bool plot);
   absl::StatusOr<search::Measurer*> MeasurerFor(const Workload& w);
+  // The strategies guided by a cost model, in the config's order (compared in Fig. 13's figure).
+  std::vector<std::string> ModelStrategies() const {
+    std::vector<std::string> out;
+    for (const StrategySpec& s : config_.strategies) {
+      if (!s.cost_model.empty()) out.push_back(s.name);
+    }
+    return out;
+  }
   std::string LogPath(const RunReport& run) const {
     return absl::StrCat(outcome_.out_dir, "/logs/", run.workload, "/", run.strategy, "_seed",
                         run.seed, ".jsonl");
@@ -278,7 +318,8 @@ absl::Status Experiment::Prepare() {
   }
   for (const WorkloadSpec& w : config_.workloads) {
     for (const StrategySpec& s : config_.strategies) {
-      for (uint64_t seed : config_.seeds) report_.runs.push_back({w.name, s.name, seed, {}, false});
+      for (uint64_t seed : config_.seeds)
+        report_.runs.push_back({w.name, s.name, seed, {}, false, std::nullopt});
     }
   }
   outcome_.runs = static_cast<int>(report_.runs.size());
@@ -312,6 +353,7 @@ absl::Status Experiment::TuneRun(size_t index) {
       absl::StrFormat("[task %d/%d] %s %s seed %d", index + 1, report_.runs.size(), run.workload,
                       run.strategy, run.seed);
   TESSEL_ASSIGN_OR_RETURN(run.trials, LoadTrials(log, key, config_.trials));
+  run.times = ReadTimes(TimesPath(log));
   if (static_cast<int>(run.trials.size()) >= config_.trials || MarkedDone(marker, config_)) {
     run.finished = true;
     note_ << label << ": finished before (" << run.trials.size() << " trials in its log)\n";
@@ -338,9 +380,16 @@ absl::Status Experiment::TuneRun(size_t index) {
 
   const double baseline_gflops = w.baseline ? w.flops / w.baseline->seconds * 1e-9 : 0;
   search::ProgressLine line(note_, options_.progress_in_place, label, baseline_gflops, "oneDNN");
-  absl::StatusOr<search::TuneResult> result = search::Tune(
-      w.task, tuner, *measurer, [&](const search::TuneProgress& p) { line.Update(p); });
+  const RunTimes before = run.times.value_or(RunTimes{});
+  absl::Status times_written;
+  absl::StatusOr<search::TuneResult> result =
+      search::Tune(w.task, tuner, *measurer, [&](const search::TuneProgress& p) {
+        line.Update(p);
+        run.times = Plus(before, p.times);
+        if (times_written.ok()) times_written = WriteTimes(TimesPath(log), *run.times);
+      });
   line.Finish();
+  TESSEL_RETURN_IF_ERROR(times_written);
   if (!result.ok()) {
     return absl::Status(result.status().code(),
                         absl::StrCat(label, ": ", result.status().message()));
@@ -365,9 +414,9 @@ absl::Status Experiment::WriteOutputs(bool plot) {
     absl::StatusOr<std::string> script =
         options_.plot_script.empty() ? FindPlotScript() : options_.plot_script;
     absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
-        script.ok()
-            ? RunPlotScript(*script, out + "/trials.csv", out, config_.name, options_.python)
-            : script.status();
+        script.ok() ? RunPlotScript(*script, out + "/trials.csv", out, config_.name,
+                                    ModelStrategies(), options_.python)
+                    : script.status();
     if (plots.ok()) {
       report_.plots = *plots;
     } else {
@@ -381,10 +430,15 @@ absl::Status Experiment::WriteOutputs(bool plot) {
 
 absl::StatusOr<ExperimentOutcome> Experiment::Run() {
   TESSEL_RETURN_IF_ERROR(Prepare());
-  for (size_t i = 0; i < report_.runs.size(); ++i) {
-    TESSEL_RETURN_IF_ERROR(TuneRun(i));
-    // Figures wait for the end: plotting takes seconds, the CSVs and the report milliseconds.
-    TESSEL_RETURN_IF_ERROR(WriteOutputs(/*plot=*/false));
+  // Seed by seed: an experiment stopped part way (and resumed later) has every strategy of the
+  // seeds it finished, so its partial figures compare like with like.
+  const size_t seeds = config_.seeds.size();
+  for (size_t seed = 0; seed < seeds; ++seed) {
+    for (size_t i = seed; i < report_.runs.size(); i += seeds) {
+      TESSEL_RETURN_IF_ERROR(TuneRun(i));
+      // Figures wait for the end: plotting takes seconds, the CSVs and the report milliseconds.
+      TESSEL_RETURN_IF_ERROR(WriteOutputs(/*plot=*/false));
+    }
   }
   TESSEL_RETURN_IF_ERROR(WriteOutputs(options_.plot));
   for (const char* file : {"trials.csv", "summary.csv", "summary.md"}) {

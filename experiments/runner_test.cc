@@ -1,6 +1,6 @@
-// An experiment end to end on a tiny conv2d (two black-box strategies, 8 trials, one seed): every
-// output file is written and consistent with the logs, a rerun resumes without measuring again,
-// and configs this machine cannot run are errors naming the key.
+// An experiment end to end on a tiny conv2d (two black-box strategies, 8 trials, two seeds): every
+// output file is written and consistent with the logs, runs go seed by seed, a rerun resumes
+// without measuring again, and configs this machine cannot run are errors naming the key.
 #include "experiments/runner.h"
 
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ constexpr char kTiny[] = R"(name: tiny
 target: llvm
 threads: 1
 trials: 8
-seeds: [3]
+seeds: [3, 4]
 workloads:
   - name: tiny_conv
     template: conv2d_nchwc.x86
@@ -47,46 +47,55 @@ TEST(RunnerTest, TinyExperimentEndToEndThenResumes) {
   options.progress = &progress;
   absl::StatusOr<ExperimentOutcome> outcome = RunExperiment(*config, options);
   ASSERT_TRUE(outcome.ok()) << outcome.status();
-  EXPECT_EQ(outcome->runs, 2);
-  EXPECT_EQ(outcome->tuned, 2);
+  EXPECT_EQ(outcome->runs, 4);
+  EXPECT_EQ(outcome->tuned, 4);
   EXPECT_TRUE(outcome->warnings.empty()) << outcome->warnings.front();
   const std::string& out = outcome->out_dir;
 
-  // The live line, one per batch group off a terminal.
-  EXPECT_NE(progress.str().find("[task 1/2] tiny_conv random seed 3: trials 8/8, best "),
-            std::string::npos)
-      << progress.str();
-  EXPECT_NE(progress.str().find("x oneDNN), ETA "), std::string::npos) << progress.str();
-  EXPECT_NE(progress.str().find("[task 2/2] tiny_conv ga seed 3"), std::string::npos);
-  EXPECT_NE(progress.str().find("oneDNN tiny_conv: "), std::string::npos);
+  // The live line, one per batch group off a terminal. Tasks are numbered workload, strategy,
+  // seed; they run seed by seed, so every strategy of seed 3 comes before seed 4.
+  const std::string text = progress.str();
+  EXPECT_NE(text.find("[task 1/4] tiny_conv random seed 3: trials 8/8, best "), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("x oneDNN), ETA "), std::string::npos) << text;
+  EXPECT_LT(text.find("[task 3/4] tiny_conv ga seed 3"),
+            text.find("[task 2/4] tiny_conv random seed 4"))
+      << text;
+  EXPECT_NE(text.find("[task 4/4] tiny_conv ga seed 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("oneDNN tiny_conv: "), std::string::npos);
 
-  // Logs: 8 records per run, one task.
+  // Logs: 8 records per run, one task; beside each, where its time went.
   for (const char* strategy : {"random", "ga"}) {
     const std::string log = out + "/logs/tiny_conv/" + strategy + "_seed3.jsonl";
     absl::StatusOr<std::vector<search::Record>> records = search::ReadLog(log);
     ASSERT_TRUE(records.ok()) << records.status();
     EXPECT_EQ(records->size(), 8u) << strategy;
+    const std::string times = testing::ReadFile(log + ".times.json");
+    EXPECT_NE(times.find("\"measured\":8,"), std::string::npos) << times;
+    EXPECT_NE(times.find("\"measure_seconds\":"), std::string::npos) << times;
   }
 
   const std::string trials = testing::ReadFile(out + "/trials.csv");
   EXPECT_EQ(trials.substr(0, trials.find('\n')),
             "workload,strategy,seed,trial,config_index,error,gflops,best_gflops,best_speedup");
-  EXPECT_EQ(testing::CountLines(trials), 1 + 16) << trials;
+  EXPECT_EQ(testing::CountLines(trials), 1 + 32) << trials;
   EXPECT_NE(trials.find("\ntiny_conv,random,3,1,"), std::string::npos);
   EXPECT_NE(trials.find("\ntiny_conv,ga,3,8,"), std::string::npos);
 
   const std::string summary = testing::ReadFile(out + "/summary.csv");
-  ASSERT_EQ(testing::CountLines(summary), 3) << summary;
+  ASSERT_EQ(testing::CountLines(summary), 5) << summary;
   EXPECT_EQ(summary.substr(0, summary.find('\n')),
-            "strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup");
+            "strategy,seed,trials_to_baseline,trials_to_90pct_of_final,final_speedup,"
+            "trials_to_90pct_of_best");
   EXPECT_NE(summary.find("\nrandom,3,"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\nga,3,"), std::string::npos) << summary;
 
   const std::string md = testing::ReadFile(out + "/summary.md");
   for (const char* piece : {"# Experiment `tiny`", "- machine: ", "- build: commit ",
                             "| tiny_conv | `conv2d_nchwc.x86` |", "![tiny_conv](tiny_conv.png)",
-                            "| random | - | random | 1 | 8 |", "| ga | - | ga | 1 | 8 |",
-                            "```yaml\nname: tiny\n", "- runs finished: 2 of 2\n"}) {
+                            "| random | - | random | 2 | 8 |", "| ga | - | ga | 2 | 8 |",
+                            "```yaml\nname: tiny\n", "- runs finished: 4 of 4\n",
+                            "Where the tuning time went", "| strategy | trials/min | measure |"}) {
     EXPECT_NE(md.find(piece), std::string::npos) << "missing: " << piece << "\n" << md;
   }
   EXPECT_TRUE(std::filesystem::exists(out + "/tiny_conv.png"));
@@ -100,7 +109,7 @@ TEST(RunnerTest, TinyExperimentEndToEndThenResumes) {
   absl::StatusOr<ExperimentOutcome> rerun = RunExperiment(*config, options);
   ASSERT_TRUE(rerun.ok()) << rerun.status();
   EXPECT_EQ(rerun->tuned, 0);
-  EXPECT_NE(again.str().find("[task 1/2] tiny_conv random seed 3: finished before (8 trials"),
+  EXPECT_NE(again.str().find("[task 1/4] tiny_conv random seed 3: finished before (8 trials"),
             std::string::npos)
       << again.str();
   EXPECT_NE(again.str().find("from baseline.json"), std::string::npos) << again.str();

@@ -28,23 +28,37 @@ RunSummary Summarize(const std::vector<Trial>& trials, double baseline_seconds) 
   if (has_baseline) s.final_speedup = baseline_seconds / s.final_best_seconds;
   // Compared as speedups (time ratios), the form the definitions use, so that a run whose final
   // best equals the baseline counts as reaching it.
-  const double final_speed = 1 / s.final_best_seconds;
   int good = 0;
   for (const Trial& t : trials)
     good += t.cost_seconds > 0 && std::isfinite(t.cost_seconds) &&
-            1 / t.cost_seconds >= 0.9 * final_speed;
+            s.final_best_seconds / t.cost_seconds >= 0.9;
   s.share_within_90pct = static_cast<double>(good) / static_cast<double>(trials.size());
-  for (size_t t = 0; t < best.size(); ++t) {
-    if (!std::isfinite(best[t])) continue;
-    const int count = static_cast<int>(t) + 1;
-    if (has_baseline && !s.trials_to_baseline && baseline_seconds / best[t] >= 1.0) {
-      s.trials_to_baseline = count;
-    }
-    if (!s.trials_to_90pct_of_final && (1 / best[t]) >= 0.9 * final_speed) {
-      s.trials_to_90pct_of_final = count;
+  if (has_baseline) s.trials_to_baseline = TrialsToReach(best, baseline_seconds, 1.0);
+  s.trials_to_90pct_of_final = TrialsToReach(best, s.final_best_seconds, 0.9);
+  return s;
+}
+
+std::optional<int> TrialsToReach(const std::vector<double>& running_best, double reference_seconds,
+                                 double fraction) {
+  for (size_t t = 0; t < running_best.size(); ++t) {
+    if (std::isfinite(running_best[t]) && reference_seconds / running_best[t] >= fraction) {
+      return static_cast<int>(t) + 1;
     }
   }
-  return s;
+  return std::nullopt;
+}
+
+std::optional<double> BestAfter(const std::vector<double>& running_best, int n) {
+  if (n < 1 || running_best.size() < static_cast<size_t>(n)) return std::nullopt;
+  const double best = running_best[n - 1];
+  if (!std::isfinite(best)) return std::nullopt;
+  return best;
+}
+
+std::vector<int> Checkpoints(int trials) {
+  std::vector<int> out;
+  for (int n = 100; n <= trials; n *= 2) out.push_back(n);
+  return out;
 }
 
 std::optional<double> MedianOfOptional(const std::vector<std::optional<double>>& values) {

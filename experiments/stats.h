@@ -40,6 +40,30 @@ struct RunSummary {
 // baseline_seconds <= 0: no baseline.
 RunSummary Summarize(const std::vector<Trial>& trials, double baseline_seconds);
 
+// Trials (1-based count) until the running best first reached `fraction` of the speed of a
+// program taking reference_seconds (reference_seconds / best >= fraction); empty if never.
+std::optional<int> TrialsToReach(const std::vector<double>& running_best, double reference_seconds,
+                                 double fraction);
+
+// The running best after the first n trials; empty when the run has fewer than n trials or none
+// of them succeeded.
+std::optional<double> BestAfter(const std::vector<double>& running_best, int n);
+
+// The trial counts at which the reports show the best so far: 100, 200, 400, ... up to `trials`.
+std::vector<int> Checkpoints(int trials);
+
+// Where a run's wall time went (the tuner's TuneTimes summed over the sessions that measured its
+// trials): trials measured, and seconds planning (the explorer and the model's predictions),
+// fitting the model and measuring (building and running).
+struct RunTimes {
+  int measured = 0;
+  double plan = 0;
+  double fit = 0;
+  double measure = 0;
+
+  double total() const { return plan + fit + measure; }
+};
+
 // The median of values where empty means "never": empties count as larger than any value, so the
 // median is empty when more than half of them are (for an even count, the mean of the two middle
 // values, empty if either is). Empty for no values.

@@ -89,5 +89,30 @@ TEST(StatsTest, MedianTreatsEmptyAsNever) {
   EXPECT_EQ(MedianOfOptional({}), std::nullopt);
 }
 
+TEST(StatsTest, TrialsToReachAFractionOfAnotherRunsBest) {
+  // Another run's best took 1.0 s; 90% of its speed is a cost of at most 1.11 s.
+  const std::vector<double> best = RunningBest(Series({kFail, 3, 1.2, 1.1, 0.9}));
+  EXPECT_EQ(TrialsToReach(best, 1.0, 0.9), 4);
+  EXPECT_EQ(TrialsToReach(best, 1.0, 1.0), 5);
+  EXPECT_EQ(TrialsToReach(best, 0.5, 0.9), std::nullopt);  // never within 90% of 0.5 s
+  EXPECT_EQ(TrialsToReach({}, 1.0, 0.9), std::nullopt);
+}
+
+TEST(StatsTest, BestAfterNTrialsNeedsThatManyTrials) {
+  const std::vector<double> best = RunningBest(Series({kFail, 3, 1.2}));
+  EXPECT_EQ(BestAfter(best, 1), std::nullopt);  // nothing succeeded yet
+  EXPECT_EQ(BestAfter(best, 2), 3.0);
+  EXPECT_EQ(BestAfter(best, 3), 1.2);
+  EXPECT_EQ(BestAfter(best, 4), std::nullopt);  // the run has 3 trials
+  EXPECT_EQ(BestAfter(best, 0), std::nullopt);
+}
+
+TEST(StatsTest, CheckpointsDoubleFromAHundred) {
+  EXPECT_EQ(Checkpoints(800), (std::vector<int>{100, 200, 400, 800}));
+  EXPECT_EQ(Checkpoints(799), (std::vector<int>{100, 200, 400}));
+  EXPECT_EQ(Checkpoints(192), (std::vector<int>{100}));
+  EXPECT_TRUE(Checkpoints(99).empty());
+}
+
 }  // namespace
 }  // namespace tessel::experiments

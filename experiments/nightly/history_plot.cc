@@ -14,7 +14,7 @@ absl::StatusOr<std::string> FindHistoryPlotScript() {
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> PlotHistory(
     const std::string& script, const std::string& history_jsonl, const std::string& out_dir,
     const std::string& title, const std::string& python) {
-  return RunPlotScript(script, history_jsonl, out_dir, title, python);
+  return RunPlotScript(script, history_jsonl, out_dir, title, {}, python);
 }
 
 }  // namespace tessel::experiments::nightly

@@ -359,7 +359,8 @@ absl::StatusOr<TuneResult> TuningRun::Run(
                             .resumed = result_.resumed,
                             .best_gflops = result_.best_gflops,
                             .last_batch_seconds = SecondsSince(start),
-                            .batch = std::move(records)};
+                            .batch = std::move(records),
+                            .times = result_.times};
       on_batch(progress);
     }
   }

@@ -55,16 +55,6 @@ struct TunerOptions {
   bool measure_fallback = false;
 };
 
-// What the progress callback sees after each batch.
-struct TuneProgress {
-  int trials = 0;          // measured so far, resumed records included
-  int budget = 0;          // TunerOptions::trials
-  int resumed = 0;         // records taken from the log
-  double best_gflops = 0;  // best so far (0 before the first success)
-  double last_batch_seconds = 0;
-  std::vector<Record> batch;  // the batch just measured
-};
-
 // Where a run's wall time went, over the trials this run measured (resumed ones cost nothing).
 // The model's predictions and the features they need are part of plan (the explorer scores
 // candidates through them); measure is the wall time of the measurer's calls, building and
@@ -79,6 +69,17 @@ struct TuneTimes {
   double total() const { return plan + fit + measure; }
   // "12.5 trials/min: measure 81% (build 40 s of builder time), plan 17%, fit 2%".
   std::string ToString() const;
+};
+
+// What the progress callback sees after each batch.
+struct TuneProgress {
+  int trials = 0;          // measured so far, resumed records included
+  int budget = 0;          // TunerOptions::trials
+  int resumed = 0;         // records taken from the log
+  double best_gflops = 0;  // best so far (0 before the first success)
+  double last_batch_seconds = 0;
+  std::vector<Record> batch;  // the batch just measured
+  TuneTimes times;            // this run's so far
 };
 
 struct TuneResult {
