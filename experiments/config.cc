@@ -38,8 +38,8 @@ const std::vector<std::string> kTopKeys = {
     "workloads", "template", "strategies", "baselines", "measure",       "early_stopping"};
 const std::vector<std::string> kWorkloadKeys = {"name", "template", "args"};
 const std::vector<std::string> kStrategyKeys = {
-    "name",     "cost_model", "explorer", "explorer_params",
-    "features", "plan_size",  "epsilon",  "diversity"};
+    "name",      "cost_model", "explorer",  "explorer_params", "features",
+    "plan_size", "epsilon",    "diversity", "transfer_from"};
 const std::vector<std::string> kFeatures = {"itervar", "knob", "curve"};
 const std::vector<std::string> kBaselines = {"onednn"};
 
@@ -112,7 +112,7 @@ absl::StatusOr<StrategySpec> ReadStrategy(const Context& ctx, const YAML::Node& 
     TESSEL_ASSIGN_OR_RETURN(s.explorer_params, ToJson(ctx, p, Join(key, "explorer_params")));
   }
   // The remaining keys steer the model-based loop only.
-  for (const char* model_key : {"features", "plan_size", "epsilon", "diversity"}) {
+  for (const char* model_key : {"features", "plan_size", "epsilon", "diversity", "transfer_from"}) {
     if (node[model_key].IsDefined() && s.cost_model.empty()) {
       return Fail(ctx, node[model_key], Join(key, model_key),
                   "applies to strategies with a cost_model only");
@@ -131,6 +131,20 @@ absl::StatusOr<StrategySpec> ReadStrategy(const Context& ctx, const YAML::Node& 
   }
   if (YAML::Node d = node["diversity"]; d.IsDefined()) {
     TESSEL_ASSIGN_OR_RETURN(s.diversity, ReadBool(ctx, d, Join(key, "diversity")));
+  }
+  if (YAML::Node t = node["transfer_from"]; t.IsDefined()) {
+    const std::string tkey = Join(key, "transfer_from");
+    if (t.IsSequence()) {
+      for (size_t i = 0; i < t.size(); ++i) {
+        TESSEL_ASSIGN_OR_RETURN(std::string path,
+                                ReadString(ctx, t[i], absl::StrCat(tkey, "[", i, "]")));
+        s.transfer_from.push_back(std::move(path));
+      }
+    } else {
+      TESSEL_ASSIGN_OR_RETURN(std::string path, ReadString(ctx, t, tkey));
+      s.transfer_from.push_back(std::move(path));
+    }
+    if (s.transfer_from.empty()) return Fail(ctx, t, tkey, "an empty list; name at least one log");
   }
   return s;
 }

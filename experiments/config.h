@@ -37,6 +37,11 @@ struct StrategySpec {
   int plan_size = 64;
   double epsilon = 0.05;
   bool diversity = false;
+  // Tuning logs, or directories of them (every *.jsonl below), whose records of other tasks of
+  // the workload's template the cost model is trained on before the first trial (transfer
+  // learning, TunerOptions::transfer_from). Relative to the working directory; "<cpu>" stands for
+  // the target's CPU name, as in results/<name>/<cpu>.
+  std::vector<std::string> transfer_from;
   int line = 0;
 };
 

@@ -35,7 +35,8 @@ workloads:
 template: conv2d_nchwc.x86
 strategies:
   - {name: xgb+sa, cost_model: xgb, explorer: sa, plan_size: 32, epsilon: 0.1, diversity: true}
-  - {name: treernn+sa, cost_model: treernn, explorer: sa, features: curve}
+  - {name: treernn+sa, cost_model: treernn, explorer: sa, features: curve,
+     transfer_from: [a.jsonl, results/x/<cpu>/logs]}
   - {name: ga, explorer: ga, explorer_params: {population: 16}}
   - {name: random, explorer: random}
 baselines: [onednn]
@@ -75,6 +76,9 @@ TEST(ConfigTest, ReadsEveryField) {
   EXPECT_DOUBLE_EQ(c->strategies[0].epsilon, 0.1);
   EXPECT_TRUE(c->strategies[0].diversity);
   EXPECT_EQ(c->strategies[1].features, "curve");
+  EXPECT_EQ(c->strategies[1].transfer_from,
+            (std::vector<std::string>{"a.jsonl", "results/x/<cpu>/logs"}));
+  EXPECT_TRUE(c->strategies[0].transfer_from.empty());
   EXPECT_EQ(c->strategies[2].cost_model, "");
   EXPECT_EQ(c->strategies[2].explorer_params, nlohmann::json({{"population", 16}}));
   EXPECT_EQ(c->strategies[3].explorer, "random");
@@ -255,6 +259,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"plan_size without a model",
                 std::string(kHead) + "strategies:\n  - {name: g, explorer: ga, plan_size: 8}\n",
                 "strategies[0].plan_size", 5, "cost_model only"},
+        BadCase{"transfer_from without a model",
+                std::string(kHead) + "strategies:\n  - {name: g, explorer: ga, transfer_from: l}\n",
+                "strategies[0].transfer_from", 5, "cost_model only"},
+        BadCase{
+            "transfer_from an empty list",
+            std::string(kHead) +
+                "strategies:\n  - {name: x, explorer: sa, cost_model: xgb, transfer_from: []}\n",
+            "strategies[0].transfer_from", 5, "an empty list"},
+        BadCase{"transfer_from a map",
+                std::string(kHead) +
+                    "strategies:\n  - {name: x, explorer: sa, cost_model: xgb, transfer_from: {a: "
+                    "1}}\n",
+                "strategies[0].transfer_from", 5, "expected a non-empty string"},
         BadCase{"epsilon out of range",
                 std::string(kHead) +
                     "strategies:\n  - {name: x, explorer: sa, cost_model: xgb, epsilon: 2}\n",

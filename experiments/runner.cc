@@ -2,6 +2,7 @@
 
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
+#include <absl/strings/str_replace.h>
 #include <absl/time/clock.h>
 #include <absl/time/time.h>
 
@@ -11,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "compiler/ops/template.h"
@@ -90,10 +92,77 @@ absl::StatusOr<std::vector<Workload>> ResolveWorkloads(const ExperimentConfig& c
   return resolved;
 }
 
-// Each strategy's explorer takes its parameters and fits its cost model (or lack of one), checked
-// before anything is measured.
-absl::Status CheckStrategies(const ExperimentConfig& config, const Workload& first,
-                             const target::TargetFacts& facts) {
+// A strategy's transfer_from as log files: "<cpu>" replaced by the target's CPU, a directory
+// expanded to the *.jsonl files below it (sorted, so runs read them in the same order). Errors
+// name the path.
+absl::StatusOr<std::vector<std::string>> TransferLogs(const StrategySpec& s,
+                                                      const target::Target& target) {
+  const std::optional<std::string> cpu = target.Option("mcpu");
+  std::vector<std::string> logs;
+  for (const std::string& written : s.transfer_from) {
+    std::string path = written;
+    if (path.find("<cpu>") != std::string::npos) {
+      if (!cpu || *cpu == "native") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("'", written, "' names <cpu>, and the target names no CPU"));
+      }
+      path = absl::StrReplaceAll(path, {{"<cpu>", *cpu}});
+    }
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(path, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".jsonl") {
+          found.push_back(entry.path().string());
+        }
+      }
+      if (ec) return absl::NotFoundError(absl::StrCat("'", path, "': ", ec.message()));
+      if (found.empty()) {
+        return absl::NotFoundError(absl::StrCat("'", path, "' holds no tuning log (*.jsonl)"));
+      }
+      std::sort(found.begin(), found.end());
+      logs.insert(logs.end(), found.begin(), found.end());
+    } else if (std::filesystem::is_regular_file(path, ec)) {
+      logs.push_back(path);
+    } else {
+      return absl::NotFoundError(
+          absl::StrCat("'", path, "' is neither a tuning log nor a directory",
+                       path == written ? "" : absl::StrCat(" (", written, ")")));
+    }
+  }
+  return logs;
+}
+
+// Each workload has records of another task of its template in the logs (what the tuner trains
+// the model on), so that no run fails after others have measured.
+absl::Status CheckTransferRecords(const std::vector<std::string>& logs,
+                                  const std::vector<Workload>& workloads) {
+  std::set<std::pair<std::string, std::string>> held;  // (template, task key)
+  for (const std::string& log : logs) {
+    TESSEL_ASSIGN_OR_RETURN(std::vector<search::Record> records, search::ReadLog(log));
+    for (const search::Record& r : records) held.insert({r.task.template_name, r.task.Key()});
+  }
+  for (const Workload& w : workloads) {
+    const bool any = std::any_of(held.begin(), held.end(), [&](const auto& h) {
+      return h.first == w.task.template_name && h.second != w.task.Key();
+    });
+    if (!any) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the logs (", logs.size(), " files) hold no record of another task of ",
+                       w.task.template_name, ", which workload ", w.spec->name, " is tuned with"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Each strategy's explorer takes its parameters and fits its cost model (or lack of one), and its
+// transfer logs exist and fit every workload, checked before anything is measured. Fills
+// transfer_logs: the resolved logs of each strategy.
+absl::Status CheckStrategies(const ExperimentConfig& config, const std::vector<Workload>& workloads,
+                             const target::TargetFacts& facts,
+                             std::vector<std::vector<std::string>>& transfer_logs) {
+  const Workload& first = workloads.front();
+  transfer_logs.assign(config.strategies.size(), {});
   TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, search::Space(first.task, facts));
   for (size_t i = 0; i < config.strategies.size(); ++i) {
     const StrategySpec& s = config.strategies[i];
@@ -114,6 +183,14 @@ absl::Status CheckStrategies(const ExperimentConfig& config, const Workload& fir
                          absl::StrCat("explorer '", s.explorer,
                                       "' is black-box and takes no cost model (use sa)"));
     }
+    if (s.transfer_from.empty()) continue;
+    absl::StatusOr<std::vector<std::string>> logs = TransferLogs(s, facts.target);
+    absl::Status fits = logs.ok() ? CheckTransferRecords(*logs, workloads) : logs.status();
+    if (!fits.ok()) {
+      return ConfigError(config, s.line, absl::StrCat(key, ".transfer_from"),
+                         std::string(fits.message()));
+    }
+    transfer_logs[i] = *std::move(logs);
   }
   return absl::OkStatus();
 }
@@ -288,6 +365,7 @@ class Experiment {
   ReportInput report_;
   std::map<std::string, search::Measurer> measurers_;
   std::string worker_path_;
+  std::vector<std::vector<std::string>> transfer_logs_;  // per strategy (CheckStrategies)
   ExperimentOutcome outcome_;
 };
 
@@ -301,7 +379,7 @@ absl::Status Experiment::Prepare() {
   // Templates size their parallel loops from the facts' cores: the programs' thread count.
   facts_.cores = config_.threads;
   TESSEL_ASSIGN_OR_RETURN(workloads_, ResolveWorkloads(config_, facts_));
-  TESSEL_RETURN_IF_ERROR(CheckStrategies(config_, workloads_.front(), facts_));
+  TESSEL_RETURN_IF_ERROR(CheckStrategies(config_, workloads_, facts_, transfer_logs_));
 
   outcome_.out_dir =
       options_.out_dir.empty() ? DefaultResultsDir(config_.name, target_) : options_.out_dir;
@@ -344,8 +422,8 @@ absl::Status Experiment::TuneRun(size_t index) {
   RunReport& run = report_.runs[index];
   const size_t per_workload = config_.strategies.size() * config_.seeds.size();
   const Workload& w = workloads_[index / per_workload];
-  const StrategySpec& s =
-      config_.strategies[index / config_.seeds.size() % config_.strategies.size()];
+  const size_t strategy = index / config_.seeds.size() % config_.strategies.size();
+  const StrategySpec& s = config_.strategies[strategy];
   const std::string log = LogPath(run);
   const std::string marker = absl::StrCat(log, ".done");
   const std::string key = w.task.Key();
@@ -370,6 +448,7 @@ absl::Status Experiment::TuneRun(size_t index) {
   tuner.plan_size = s.plan_size;
   tuner.epsilon = s.epsilon;
   tuner.diversity = s.diversity;
+  tuner.transfer_from = transfer_logs_[strategy];
   tuner.seed = run.seed;
   tuner.log_path = log;
   tuner.threads = config_.model_threads;

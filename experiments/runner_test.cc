@@ -3,14 +3,17 @@
 // without measuring again, and configs this machine cannot run are errors naming the key.
 #include "experiments/runner.h"
 
+#include <absl/strings/str_cat.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "experiments/config.h"
+#include "experiments/load_config.h"
 #include "experiments/registered_names.h"
 #include "experiments/test_files.h"
 #include "search/records/log.h"
@@ -121,6 +124,77 @@ TEST(RunnerTest, TinyExperimentEndToEndThenResumes) {
   }
 }
 
+// A source experiment's logs train the model of a strategy with transfer_from before its first
+// trial: its first configs are the model's choice, not the random first batch of the same seed.
+TEST(RunnerTest, TransferFromAnotherExperimentsLogs) {
+  const std::string args =
+      "{n: 1, ic: 8, h: 8, w: 8, kh: 3, kw: 3, stride: [1, 1], pad: [1, 1, 1, 1]";
+  absl::StatusOr<ExperimentConfig> source = Parse(absl::StrCat(
+      "name: source\ntrials: 8\nworkloads:\n  - {name: a, template: conv2d_nchwc.x86, args: ", args,
+      ", oc: 16}}\nstrategies:\n  - {name: random, explorer: random}\n",
+      "measure: {repeat: 1, min_repeat_ms: 1, build_workers: 2}\n"));
+  ASSERT_TRUE(source.ok()) << source.status();
+  RunnerOptions options;
+  options.out_dir = testing::TestOutDir("source");
+  ASSERT_TRUE(RunExperiment(*source, options).ok());
+  const std::string logs = options.out_dir + "/logs";
+
+  absl::StatusOr<ExperimentConfig> target = Parse(absl::StrCat(
+      "name: target\ntrials: 4\nseeds: [5]\nworkloads:\n  - {name: b, template: conv2d_nchwc.x86, "
+      "args: ",
+      args, ", oc: 32}}\nstrategies:\n",
+      "  - {name: scratch, cost_model: xgb, explorer: sa, plan_size: 4}\n",
+      "  - {name: transfer, cost_model: xgb, explorer: sa, plan_size: 4, transfer_from: ", logs,
+      "}\nmeasure: {repeat: 1, min_repeat_ms: 1, build_workers: 2}\n"));
+  ASSERT_TRUE(target.ok()) << target.status();
+  options.out_dir = testing::TestOutDir("target");
+  absl::StatusOr<ExperimentOutcome> outcome = RunExperiment(*target, options);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->tuned, 2);
+  absl::StatusOr<std::vector<search::Record>> scratch =
+      search::ReadLog(options.out_dir + "/logs/b/scratch_seed5.jsonl");
+  absl::StatusOr<std::vector<search::Record>> transfer =
+      search::ReadLog(options.out_dir + "/logs/b/transfer_seed5.jsonl");
+  ASSERT_TRUE(scratch.ok() && transfer.ok());
+  ASSERT_EQ(scratch->size(), 4u);
+  ASSERT_EQ(transfer->size(), 4u);
+  std::set<int64_t> first_scratch, first_transfer;
+  for (const search::Record& r : *scratch) first_scratch.insert(r.config_index);
+  for (const search::Record& r : *transfer) first_transfer.insert(r.config_index);
+  EXPECT_NE(first_scratch, first_transfer);
+
+  // Logs of another template cannot train a model for this one: refused before measuring.
+  absl::StatusOr<ExperimentConfig> other = Parse(absl::StrCat(
+      "name: other\ntrials: 4\nworkloads:\n  - {name: b, template: conv2d_multilevel.x86, args: ",
+      args, ", oc: 32}}\nstrategies:\n",
+      "  - {name: transfer, cost_model: xgb, explorer: sa, transfer_from: [", logs, "]}\n"));
+  ASSERT_TRUE(other.ok()) << other.status();
+  options.out_dir = testing::TestOutDir("other");
+  outcome = RunExperiment(*other, options);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_NE(outcome.status().message().find(
+                "strategies[0].transfer_from: the logs (1 files) hold no record of another task "
+                "of conv2d_multilevel.x86, which workload b is tuned with"),
+            std::string::npos)
+      << outcome.status();
+  EXPECT_FALSE(std::filesystem::exists(options.out_dir + "/logs"));
+}
+
+// Every shipped config parses with the names this build registers (templates, models, explorers).
+TEST(RunnerTest, EveryShippedConfigParses) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  ASSERT_NE(srcdir, nullptr);
+  int configs = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(srcdir) + "/tessel/experiments/configs")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++configs;
+    absl::StatusOr<AnyConfig> config = LoadAnyConfig(entry.path().string(), RegisteredNames());
+    EXPECT_TRUE(config.ok()) << config.status();
+  }
+  EXPECT_GE(configs, 10);
+}
+
 struct Unrunnable {
   const char* what;
   std::string text;
@@ -172,6 +246,12 @@ INSTANTIATE_TEST_SUITE_P(
                    "args: {m: 4, n: 16, k: 16}}\nbaselines: [onednn]\n"
                    "strategies:\n  - {name: s, explorer: ga}\n",
                    "tiny.yaml:4: workloads[0]: baseline onednn times conv2d only"},
+        Unrunnable{"transfer from a missing log",
+                   "name: u\ntrials: 2\nworkloads: [C6]\ntemplate: conv2d_nchwc.x86\n"
+                   "strategies:\n  - {name: s, explorer: sa, cost_model: xgb, transfer_from: "
+                   "/no/such/logs}\n",
+                   "tiny.yaml:6: strategies[0].transfer_from: '/no/such/logs' is neither a tuning "
+                   "log nor a directory"},
         Unrunnable{"target of another machine",
                    "name: u\ntarget: llvm -mtriple=aarch64-linux-gnu\ntrials: 2\nworkloads: [C6]\n"
                    "strategies:\n  - {name: s, explorer: ga}\n",
