@@ -2,10 +2,11 @@
 
 #include <absl/status/statusor.h>
 
-#include <cstdint>
 #include <string>
 
-// The VDLA accelerator's hardware parameters (PAPER.md section 3), read from the JSON file a
+#include "hardware/vdla/config.h"
+
+// The VDLA accelerator's hardware parameters (hardware/vdla/config.h), read from the JSON file a
 // `vdla -config=FILE` target names. Every key is optional; a missing one keeps the default (the
 // paper's configuration):
 //   {"batch": 1, "block_in": 16, "block_out": 16, "input_bits": 8, "weight_bits": 8,
@@ -15,22 +16,7 @@
 // per micro-op.
 namespace tessel::target {
 
-struct VdlaConfig {
-  int batch = 1;
-  int block_in = 16;
-  int block_out = 16;
-  int input_bits = 8;
-  int weight_bits = 8;
-  int accumulator_bits = 32;
-  int64_t input_buffer_bytes = 32 * 1024;
-  int64_t weight_buffer_bytes = 256 * 1024;
-  int64_t accumulator_buffer_bytes = 128 * 1024;
-  int64_t uop_buffer_bytes = 32 * 1024;
-  int clock_mhz = 200;
-
-  // Multiply-accumulates per cycle: batch x block_in x block_out.
-  int64_t macs_per_cycle() const { return static_cast<int64_t>(batch) * block_in * block_out; }
-};
+using VdlaConfig = hardware::vdla::Config;
 
 // Reads a config file; errors name the file and the key: unreadable, not a JSON object, an
 // unknown key, a value that is not a positive integer, a block or bit width that is not a power
