@@ -1,0 +1,142 @@
+// The Verilated RTL against the functional simulator: the hand-written programs leave DRAM bit for
+// bit as fsim leaves it (fsim's own tests check those results against independent references),
+// retiring as many instructions; GEMM streams a micro-op a cycle; deadlocks, early FINISHes and a
+// config the model was not built for are errors.
+#include "hardware/vdla/sim/rtl_sim.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "hardware/vdla/fsim/fsim.h"
+#include "hardware/vdla/testing/programs.h"
+#include "hardware/vdla/testing/random_program.h"
+
+namespace tessel::hardware::vdla {
+namespace {
+
+// Runs p on both simulators from the same DRAM; the RTL's result.
+RtlResult ExpectSameAsFsim(const testing::TestProgram& p, const RtlOptions& options = {}) {
+  const std::vector<EncodedInsn> program = p.Encoded();
+  std::vector<uint8_t> fsim_dram = p.dram, rtl_dram = p.dram;
+  absl::StatusOr<RunStats> f = Simulate(Config{}, program, fsim_dram);
+  absl::StatusOr<RtlResult> r = SimulateRtl(Config{}, program, rtl_dram, options);
+  EXPECT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!f.ok() || !r.ok()) return {};
+  EXPECT_EQ(r->instructions, f->instructions);
+  size_t differ = 0;
+  for (size_t i = 0; i < fsim_dram.size(); ++i) {
+    if (fsim_dram[i] != rtl_dram[i] && differ++ < 8) {
+      ADD_FAILURE() << "DRAM byte " << i << ": fsim " << int{fsim_dram[i]} << ", RTL "
+                    << int{rtl_dram[i]};
+    }
+  }
+  EXPECT_EQ(differ, 0u);
+  return *r;
+}
+
+TEST(RtlSimTest, TiledMatrixProductsAsFsim) {
+  for (auto [m, k, n] : {std::tuple{1, 16, 16}, {3, 32, 48}, {7, 64, 32}}) {
+    SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+    const testing::Matmul mm = testing::TiledMatmul(m, k, n, 11);
+    const RtlResult r = ExpectSameAsFsim(mm.program);
+    // Every accumulating micro-op completes once, one a cycle.
+    const int64_t steps = int64_t{m} * (n / 16) * (k / 16 + 1);
+    EXPECT_EQ(r.gemm_steps, steps);
+    EXPECT_GT(r.cycles, steps);
+  }
+}
+
+TEST(RtlSimTest, PaddedLoadsAsFsim) { ExpectSameAsFsim(testing::PaddedLoad()); }
+
+TEST(RtlSimTest, AluOperationsAsFsim) {
+  for (AluOp op : {AluOp::kMin, AluOp::kMax, AluOp::kAdd, AluOp::kShr, AluOp::kMul}) {
+    for (int32_t imm : {-7, -2, 0, 3, 5}) {
+      SCOPED_TRACE(::testing::Message() << static_cast<int>(op) << " imm " << imm);
+      ExpectSameAsFsim(testing::AluProgram(op, true, imm));
+    }
+    ExpectSameAsFsim(testing::AluProgram(op, false, 0));
+  }
+}
+
+TEST(RtlSimTest, StridedStoresAsFsim) { ExpectSameAsFsim(testing::StridedStore()); }
+
+TEST(RtlSimTest, MemoryLatencyCostsCyclesNotResults) {
+  const testing::Matmul mm = testing::TiledMatmul(3, 32, 48, 5);
+  const int64_t fast = ExpectSameAsFsim(mm.program, {.memory_latency = 1}).cycles;
+  const int64_t slow = ExpectSameAsFsim(mm.program, {.memory_latency = 64}).cycles;
+  EXPECT_GT(slow, fast);
+}
+
+// A thousand random valid programs (testing/random_program.h) leave DRAM as fsim leaves it.
+TEST(RtlSimTest, ThousandRandomProgramsAsFsim) {
+  int failed = 0;
+  int64_t instructions = 0, cycles = 0;
+  for (uint32_t seed = 0; seed < 1000 && failed < 3; ++seed) {
+    const testing::TestProgram p = testing::RandomProgram(seed);
+    const std::vector<EncodedInsn> program = p.Encoded();
+    std::vector<uint8_t> fsim_dram = p.dram, rtl_dram = p.dram;
+    absl::StatusOr<RunStats> f = Simulate(Config{}, program, fsim_dram);
+    ASSERT_TRUE(f.ok()) << "seed " << seed << ": " << f.status();
+    absl::StatusOr<RtlResult> r = SimulateRtl(Config{}, program, rtl_dram);
+    ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.status();
+    instructions += r->instructions;
+    cycles += r->cycles;
+    if (r->instructions != f->instructions || rtl_dram != fsim_dram) {
+      std::string text;
+      for (size_t i = 0; i < p.insns.size(); ++i) {
+        text += "\n  " + std::to_string(i) + ": " + ToString(p.insns[i]);
+      }
+      size_t first = 0;
+      while (first < rtl_dram.size() && rtl_dram[first] == fsim_dram[first]) ++first;
+      ADD_FAILURE() << "seed " << seed << ": DRAM differs first at byte " << first << text;
+      ++failed;
+    }
+  }
+  EXPECT_EQ(failed, 0);
+  std::printf("1000 random programs: %lld instructions, %lld cycles\n",
+              static_cast<long long>(instructions), static_cast<long long>(cycles));
+}
+
+TEST(RtlSimTest, ADeadlockNamesTheLastInstructionRetired) {
+  const testing::TestProgram p{
+      {testing::Mem(Opcode::kLoad, MemType::kUop, 0, 0, 1, 1, 1),
+       GemmInsn{testing::kPopPrev, true, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0}, FinishInsn{}},
+      std::vector<uint8_t>(4096, 0)};
+  std::vector<uint8_t> dram = p.dram;
+  absl::StatusOr<RtlResult> r = SimulateRtl(Config{}, p.Encoded(), dram);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(r.status())) << r.status();
+  EXPECT_NE(r.status().message().find("deadlock: nothing ran for"), std::string::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("1 of 3 instructions retired, the last instruction 0 (LOAD "
+                                      "uop"),
+            std::string::npos)
+      << r.status();
+}
+
+TEST(RtlSimTest, InstructionsLeftBehindFinishAreAnErrorAsInFsim) {
+  const testing::TestProgram p{{FinishInsn{}, GemmInsn{}}, std::vector<uint8_t>(64, 0)};
+  std::vector<uint8_t> a = p.dram, b = p.dram;
+  const absl::Status fsim = Simulate(Config{}, p.Encoded(), a).status();
+  const absl::Status rtl = SimulateRtl(Config{}, p.Encoded(), b).status();
+  EXPECT_FALSE(rtl.ok());
+  EXPECT_EQ(rtl.message(), fsim.message());
+}
+
+TEST(RtlSimTest, AConfigTheModelWasNotBuiltForIsRefused) {
+  Config other;
+  other.block_out = 32;
+  other.weight_buffer_bytes = 128 * 1024;
+  std::vector<uint8_t> dram(64, 0);
+  absl::StatusOr<RtlResult> r = SimulateRtl(other, {}, dram);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the Verilated VDLA was built for batch 1, blocks 16x16"),
+            std::string::npos)
+      << r.status();
+}
+
+}  // namespace
+}  // namespace tessel::hardware::vdla
