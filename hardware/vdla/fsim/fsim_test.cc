@@ -22,11 +22,8 @@ std::vector<EncodedInsn> Program(const std::vector<Insn>& insns) {
   return testing::TestProgram{insns, {}}.Encoded();
 }
 
-TEST(FsimTest, TiledMatrixProductMatchesANaiveOne) {
-  testing::Matmul mm = testing::TiledMatmul(3, 32, 48, 7);
-  std::vector<uint8_t>& dram = mm.program.dram;
-  absl::StatusOr<RunStats> stats = Simulate(Config{}, mm.program.Encoded(), dram);
-  ASSERT_TRUE(stats.ok()) << stats.status();
+// C in DRAM is A . W^T narrowed to int8, computed here the plain way.
+void ExpectProduct(const testing::Matmul& mm, const std::vector<uint8_t>& dram) {
   for (int m = 0; m < mm.m; ++m) {
     for (int n = 0; n < mm.n; ++n) {
       int32_t sum = 0;
@@ -35,6 +32,14 @@ TEST(FsimTest, TiledMatrixProductMatchesANaiveOne) {
       ASSERT_EQ(got, static_cast<int8_t>(sum & 0xff)) << "C[" << m << "][" << n << "] = " << sum;
     }
   }
+}
+
+TEST(FsimTest, TiledMatrixProductMatchesANaiveOne) {
+  testing::Matmul mm = testing::TiledMatmul(3, 32, 48, 7);
+  std::vector<uint8_t>& dram = mm.program.dram;
+  absl::StatusOr<RunStats> stats = Simulate(Config{}, mm.program.Encoded(), dram);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ExpectProduct(mm, dram);
   const int kb = mm.k / kBlock, nb = mm.n / kBlock;
   EXPECT_EQ(stats->instructions, 7);
   EXPECT_EQ(stats->per_module[static_cast<int>(Module::kLoad)], 2);
@@ -43,6 +48,18 @@ TEST(FsimTest, TiledMatrixProductMatchesANaiveOne) {
   EXPECT_EQ(stats->gemm_uops, mm.m * nb + mm.m * nb * kb);
   EXPECT_EQ(stats->macs, int64_t{mm.m} * nb * kb * 256);
   EXPECT_EQ(stats->bytes_stored, mm.m * mm.n);
+}
+
+TEST(FsimTest, StreamedMatrixProductsMatchANaiveOne) {
+  for (bool overlap : {false, true}) {
+    for (int rows : {1, 2, 4}) {
+      SCOPED_TRACE(::testing::Message() << "overlap " << overlap << ", rows " << rows);
+      testing::Matmul mm = testing::StreamedMatmul(8, 64, 32, rows, overlap, 3);
+      absl::StatusOr<RunStats> stats = Simulate(Config{}, mm.program.Encoded(), mm.program.dram);
+      ASSERT_TRUE(stats.ok()) << stats.status();
+      ExpectProduct(mm, mm.program.dram);
+    }
+  }
 }
 
 // An identity weight makes the output show the input buffer: a 2x2 tile padded by one entry on

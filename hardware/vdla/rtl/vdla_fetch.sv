@@ -1,7 +1,9 @@
-// Reads the program from DRAM, one 16-byte instruction at a time, and dispatches each, in order,
-// into the queue of the module that runs it (isa.h, Route), stalling while that queue is full.
-// Each queued instruction carries its index in the program.
-module vdla_fetch (
+// Reads the program from DRAM, 16 bytes an instruction, with up to DEPTH reads in flight, and
+// dispatches each instruction, in order, into the queue of the module that runs it (isa.h, Route),
+// stalling while that queue is full. Each queued instruction carries its index in the program.
+module vdla_fetch #(
+    parameter int DEPTH = 16
+) (
     input logic clk,
     input logic rst,
     input logic launch,
@@ -20,22 +22,33 @@ module vdla_fetch (
     output logic working  // not stalled on a full queue
 );
   import vdla_pkg::*;
-  typedef enum logic [1:0] {
-    IDLE,
-    REQUEST,
-    WAIT,
-    DISPATCH
-  } state_t;
-  state_t state;
-  logic [31:0] pc, base, count;
-  insn_t insn;
+  logic [31:0] base, count, requested, received;
+  logic active;
+  // Fetched, not yet dispatched: (index, instruction), in order.
+  logic [159:0] head;
+  logic empty, full;
   logic [1:0] target;
+  insn_t insn;
+  assign insn = head[127:0];
 
-  assign fetching = state != IDLE;
-  assign working = state == REQUEST || state == WAIT || (state == DISPATCH && !q_full[target]);
-  assign req_valid = state == REQUEST;
-  assign req_addr = base + (pc << 4);
-  assign q_data = {pc, insn};
+  // Room for every read in flight: requested - dispatched < DEPTH.
+  logic [31:0] dispatched;
+  assign req_valid = active && requested < count && (requested - dispatched) < 32'(DEPTH);
+  assign req_addr = base + (requested << 4);
+
+  vdla_fifo #(
+      .WIDTH(160),
+      .DEPTH(DEPTH)
+  ) fetched (
+      .clk(clk),
+      .rst(rst || launch),
+      .push(resp_valid),
+      .push_data({received, resp_data}),
+      .pop(q_push != 3'b0),
+      .head(head),
+      .empty(empty),
+      .full(full)
+  );
 
   always_comb begin
     // LOAD of inputs or weights: load; STORE: store; the rest: compute.
@@ -44,34 +57,27 @@ module vdla_fetch (
     else if (opcode(insn) == 3'(OP_LOAD) &&
              (mem_type(insn) == 3'(MEM_INP) || mem_type(insn) == 3'(MEM_WGT)))
       target = 2'd0;
-    q_push = (state == DISPATCH && !q_full[target]) ? 3'(1 << target) : 3'b0;
+    q_push = (!empty && !q_full[target]) ? 3'(1 << target) : 3'b0;
   end
+  assign q_data = head;
+  assign fetching = active;
+  assign working = req_valid || requested != received || (!empty && !q_full[target]);
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      state <= IDLE;
-    end else begin
-      case (state)
-        IDLE:
-        if (launch) begin
-          base <= insn_addr;
-          count <= insn_count;
-          pc <= '0;
-          state <= insn_count == 0 ? IDLE : REQUEST;
-        end
-        REQUEST: if (req_grant) state <= WAIT;
-        WAIT:
-        if (resp_valid) begin
-          insn <= resp_data;
-          state <= DISPATCH;
-        end
-        DISPATCH:
-        if (!q_full[target]) begin
-          pc <= pc + 1;
-          state <= pc + 1 == count ? IDLE : REQUEST;
-        end
-        default: state <= IDLE;
-      endcase
+      active <= 1'b0;
+    end else if (launch) begin
+      base <= insn_addr;
+      count <= insn_count;
+      {requested, received, dispatched} <= '0;
+      active <= insn_count != 0;
+    end else if (active) begin
+      if (req_valid && req_grant) requested <= requested + 1;
+      if (resp_valid) received <= received + 1;
+      if (q_push != 3'b0) begin
+        dispatched <= dispatched + 1;
+        if (dispatched + 1 == count) active <= 1'b0;
+      end
     end
   end
 endmodule

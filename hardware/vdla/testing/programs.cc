@@ -1,5 +1,6 @@
 #include "hardware/vdla/testing/programs.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -74,6 +75,51 @@ Matmul TiledMatmul(int m, int k, int n, uint32_t seed) {
           kPopPrevPushPrev),
       FinishInsn{kPopNext},
   };
+  return mm;
+}
+
+Matmul StreamedMatmul(int m, int k, int n, int rows, bool overlap, uint32_t seed) {
+  Matmul mm = TiledMatmul(m, k, n, seed);  // its data and DRAM layout; a program of our own
+  TESSEL_CHECK(m % rows == 0) << m << " " << rows;
+  const uint32_t KB = k / kBlock, NB = n / kBlock, R = rows;
+  const uint32_t buffers = overlap ? 2 : 1;
+  const int tiles = m / rows;
+  const uint32_t a_entry = std::get<MemInsn>(mm.program.insns[1]).dram_base;
+  const uint32_t w_entry = std::get<MemInsn>(mm.program.insns[2]).dram_base;
+  const uint32_t c_entry = std::get<MemInsn>(mm.program.insns[5]).dram_base;
+
+  // Buffer b's micro-ops j = (accumulator b * R * NB, input b * R * KB + j, weight j); the loops
+  // add row i (i * NB, i * KB) and output block jj (jj, jj * KB of the weights).
+  std::vector<Uop> uops;
+  for (uint32_t b = 0; b < buffers; ++b) {
+    for (uint32_t j = 0; j < KB; ++j) uops.push_back({b * R * NB, b * R * KB + j, j});
+  }
+  PutUops(mm.program.dram, 0, uops);
+  std::vector<Insn>& p = mm.program.insns;
+  p = {Mem(Opcode::kLoad, MemType::kUop, 0, 0, 1, buffers * KB, buffers * KB),
+       Mem(Opcode::kLoad, MemType::kWeight, 0, w_entry, 1, NB * KB, NB * KB)};
+  for (int t = 0; t < tiles; ++t) {
+    const uint32_t b = t % buffers;
+    const bool reuse = static_cast<uint32_t>(t) >= buffers;  // buffer b held tile t - buffers
+    MemInsn load =
+        Mem(Opcode::kLoad, MemType::kInput, b * R * KB, a_entry + t * R * KB, 1, R * KB, R * KB);
+    load.deps.pop_next = reuse;  // compute is done with input buffer b
+    load.deps.push_next = true;
+    GemmInsn reset{{}, true, b * KB, b * KB + 1, R, NB, NB, 1, 0, 0, 0, 0};
+    reset.deps.pop_next = reuse;  // the store of tile t - buffers has read accumulators b
+    GemmInsn product{
+        {true, false, true, true}, false, b * KB, b * KB + KB, R, NB, NB, 1, KB, 0, 0, KB};
+    p.push_back(load);
+    p.push_back(reset);
+    p.push_back(product);
+    p.push_back(Mem(Opcode::kStore, MemType::kOutput, b * R * NB, c_entry + t * R * NB, 1, R * NB,
+                    R * NB, kPopPrevPushPrev));
+  }
+  // FINISH after the last store: steps that take the store->compute tokens left but the last.
+  const int left = std::min<int>(tiles, buffers);
+  for (int i = 0; i + 1 < left; ++i)
+    p.push_back(GemmInsn{kPopNext, true, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  p.push_back(FinishInsn{kPopNext});
   return mm;
 }
 

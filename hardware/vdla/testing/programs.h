@@ -37,6 +37,13 @@ struct Matmul {
 };
 Matmul TiledMatmul(int m, int k, int n, uint32_t seed);
 
+// The same product streamed in tiles of `rows` rows of A: the weights loaded once, then per tile a
+// LOAD of its rows, a GEMM resetting its accumulators and one accumulating, a STORE of its rows of
+// C. With `overlap`, two input and two accumulator buffers alternate (the paper's virtual threads
+// of two): the load of tile t + 1 and the store of tile t - 1 run while tile t computes. Without,
+// one of each, and every step waits for the one before.
+Matmul StreamedMatmul(int m, int k, int n, int rows, bool overlap, uint32_t seed);
+
 // A 2x2 tile of input entries (entry e of a 5-wide DRAM array holds e + 1 in every lane) loaded
 // at rows 1-2, columns 1-2 with one entry of padding on every side, passed through an identity
 // weight and stored: the 4x4 tile at byte 4096.
