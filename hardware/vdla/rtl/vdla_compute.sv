@@ -42,7 +42,7 @@ module vdla_compute #(
     output logic [15:0] out_wr_entry,
     output logic [BATCH*BLOCK_OUT*8-1:0] out_wr_data,
     output logic busy,
-    output logic gemm_step  // a GEMM micro-op in its last stage this cycle
+    output logic gemm_step  // a multiply-accumulating GEMM micro-op in its last stage this cycle
 );
   import vdla_pkg::*;
   localparam int ACC_BITS = BATCH * BLOCK_OUT * 32;
@@ -183,7 +183,7 @@ module vdla_compute #(
   end
   assign out_wr_en = c_valid;
   assign out_wr_entry = c_dst;
-  assign gemm_step = c_valid && is_gemm;
+  assign gemm_step = c_valid && is_gemm && !gemm_reset(insn);
 
   always_ff @(posedge clk) begin
     if (rst) begin

@@ -26,7 +26,7 @@ struct RtlOptions {
 struct RtlResult {
   int64_t cycles = 0;        // from launch to FINISH retiring
   int64_t instructions = 0;  // retired, FINISH included
-  int64_t gemm_steps = 0;    // cycles in which a GEMM micro-op completed
+  int64_t gemm_steps = 0;    // cycles in which a GEMM micro-op multiply-accumulated (not reset)
 };
 
 // Runs `program` on `dram`. Errors: a Config other than the one the model was built with

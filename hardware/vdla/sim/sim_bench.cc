@@ -3,9 +3,9 @@
 //   sim_bench [--m=128] [--k=256] [--n=256] [--repeat=10] [--latency=32]
 //
 // runs the tiled int8 matrix product C = A . W^T (testing/programs.h; m x k by n x k) `repeat`
-// times on the RTL and prints the cycles of one run, the GEMM unit's busy share (micro-op steps
-// over cycles), and the simulated cycles per second of wall time, the functional simulator's time
-// for the same program beside it.
+// times on the RTL and prints the cycles of one run, the GEMM unit's utilisation (MACs done over
+// cycles x MACs a cycle), and the simulated cycles per second of wall time, the functional
+// simulator's time for the same program beside it.
 #include <absl/strings/numbers.h>
 
 #include <chrono>
@@ -67,8 +67,8 @@ int Run(int argc, char** argv) {
     if (!Simulate(Config{}, program, dram).ok()) return 1;
   }
   const double fsim_seconds = SecondsSince(fsim_start);
-  std::printf("matmul %dx%dx%d, memory latency %d: %lld cycles a run, GEMM busy %.1f%% of them\n",
-              m, k, n, latency, static_cast<long long>(last.cycles),
+  std::printf("matmul %dx%dx%d, memory latency %d: %lld cycles a run, GEMM utilisation %.1f%%\n", m,
+              k, n, latency, static_cast<long long>(last.cycles),
               100.0 * last.gemm_steps / last.cycles);
   std::printf("RTL: %d runs in %.3f s = %.0f simulated cycles/s; fsim: %.3f s\n", repeat,
               rtl_seconds, cycles / rtl_seconds, fsim_seconds);
