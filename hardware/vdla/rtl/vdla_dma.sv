@@ -51,6 +51,8 @@ module vdla_dma (
   logic [31:0] pending;
   logic requests_left;
 
+  wire [16:0] start_rows = 17'(y_pad_0) + 17'(y_size) + 17'(y_pad_1);
+  wire [16:0] start_cols = 17'(x_pad_0) + 17'(x_size) + 17'(x_pad_1);
   wire zero_pad = zy < 17'(yp0) || zy >= 17'(yp0) + 17'(ys) || zx < 17'(xp0) ||
                   zx >= 17'(xp0) + 17'(xs);
 
@@ -92,12 +94,14 @@ module vdla_dma (
           xp0 <= x_pad_0;
           shift <= entry_shift;
           nbeats <= beats;
-          rows <= 17'(y_pad_0) + 17'(y_size) + 17'(y_pad_1);
-          cols <= 17'(x_pad_0) + 17'(x_size) + 17'(x_pad_1);
+          rows <= start_rows;
+          cols <= start_cols;
           {zy, zx, zb, qy, qx, qb, ry, rx, rb} <= '0;
           pending <= 32'(y_size) * 32'(x_size) * 32'(beats);
           requests_left <= y_size != 0 && x_size != 0;
-          state <= (y_pad_0 | y_pad_1 | x_pad_0 | x_pad_1) != 0 ? ZERO : DATA;
+          // Padding to write only around a tile of at least one row and one column.
+          state <= ((y_pad_0 | y_pad_1 | x_pad_0 | x_pad_1) != 0 && start_rows != 0 &&
+                    start_cols != 0) ? ZERO : DATA;
         end
         ZERO: begin
           // One beat of a padding entry, or past an entry the data phase fills, per cycle.

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "hardware/vdla/sim/Vvdla_top.h"
-#include "hardware/vdla/sim/verilated_params.h"
+#include "hardware/vdla/sim/Vvdla_top_params.h"
 
 namespace tessel::hardware::vdla {
 namespace {

@@ -30,7 +30,7 @@ struct RtlResult {
 };
 
 // Runs `program` on `dram`. Errors: a Config other than the one the model was built with
-// (verilated_params.h), a DRAM write out of range, a deadlock or the cycle limit (naming the last
+// (Vvdla_top_params.h), a DRAM write out of range, a deadlock or the cycle limit (naming the last
 // instruction retired), instructions not run when FINISH retired.
 absl::StatusOr<RtlResult> SimulateRtl(const Config& config, const std::vector<EncodedInsn>& program,
                                       std::vector<uint8_t>& dram, const RtlOptions& options = {});
