@@ -82,6 +82,11 @@ def plot_workload(plt, workload, strategies, speedup, out_dir, title):
         (line,) = ax.plot(x, med, label=f"{strategy} ({seeds})", linewidth=1.6,
                           drawstyle="steps-post")
         ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0, step="post")
+    return finish_best_so_far(plt, fig, ax, speedup, title, workload, out_dir, f"{workload}.png")
+
+
+def finish_best_so_far(plt, fig, ax, speedup, title, name, out_dir, png):
+    """Axes, oneDNN's line, title and legend of a best-so-far figure; saves it as `png`."""
     if speedup:
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="oneDNN")
         ax.set_ylabel("best speedup over oneDNN")
@@ -91,10 +96,10 @@ def plot_workload(plt, workload, strategies, speedup, out_dir, title):
     ax.set_ylim(bottom=0)
     ax.set_xlim(left=0)
     ax.grid(True, alpha=0.3)
-    ax.set_title(f"{title}: {workload}" if title else workload)
+    ax.set_title(f"{title}: {name}" if title else name)
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
-    return save(plt, fig, out_dir, f"{workload}.png")
+    return save(plt, fig, out_dir, png)
 
 
 def plot_models(plt, workload, strategies, models, speedup, out_dir, title):
@@ -111,20 +116,8 @@ def plot_models(plt, workload, strategies, models, speedup, out_dir, title):
         for points in runs.values():
             ax.plot([t for t, _ in points], [v for _, v in points], color=line.get_color(),
                     alpha=0.35, linewidth=0.8, drawstyle="steps-post")
-    if speedup:
-        ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="oneDNN")
-        ax.set_ylabel("best speedup over oneDNN")
-    else:
-        ax.set_ylabel("best GFLOPS")
-    ax.set_xlabel("trials")
-    ax.set_ylim(bottom=0)
-    ax.set_xlim(left=0)
-    ax.grid(True, alpha=0.3)
-    name = f"{workload}: cost models, every seed"
-    ax.set_title(f"{title}: {name}" if title else name)
-    ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    return save(plt, fig, out_dir, f"{workload}_models.png")
+    return finish_best_so_far(plt, fig, ax, speedup, title, f"{workload}: cost models, every seed",
+                              out_dir, f"{workload}_models.png")
 
 
 def read_summary(path):
