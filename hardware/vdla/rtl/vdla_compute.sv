@@ -10,6 +10,8 @@ module vdla_compute #(
     parameter int BATCH = 1,
     parameter int BLOCK_IN = 16,
     parameter int BLOCK_OUT = 16,
+    parameter int INP_DEPTH = 2048,
+    parameter int WGT_DEPTH = 1024,
     parameter int ACC_DEPTH = 2048,
     parameter int UOP_DEPTH = 8192
 ) (
@@ -42,7 +44,13 @@ module vdla_compute #(
     output logic [15:0] out_wr_entry,
     output logic [BATCH*BLOCK_OUT*8-1:0] out_wr_data,
     output logic busy,
-    output logic gemm_step  // a multiply-accumulating GEMM micro-op in its last stage this cycle
+    output logic gemm_step,  // a multiply-accumulating GEMM micro-op in its last stage this cycle
+    // An index past its buffer (a LOAD's tile, or a micro-op's index in a GEMM or ALU loop, in the
+    // functional simulator's order of checks): the module halts there.
+    output logic err,
+    output logic [2:0] err_buffer,
+    output logic [31:0] err_index,
+    output logic [31:0] err_insn
 );
   import vdla_pkg::*;
   localparam int ACC_BITS = BATCH * BLOCK_OUT * 32;
@@ -55,7 +63,8 @@ module vdla_compute #(
     DMA,
     LOOP,
     DRAIN,
-    DONE
+    DONE,
+    HALT
   } state_t;
   state_t state;
   insn_t insn, head;
@@ -69,7 +78,10 @@ module vdla_compute #(
   wire ready = !q_empty && (!pop_prev(head) || have_pop_prev) &&
                (!pop_next(head) || have_pop_next) && (!push_prev(head) || room_push_prev) &&
                (!push_next(head) || room_push_next);
-  wire start = state == IDLE && ready;
+  wire head_depth_is_uop = mem_type(head) == 3'(MEM_UOP);
+  wire load_overrun = !q_empty && opcode(head) == 3'(OP_LOAD) &&
+                      overruns(head, load_entries(head), head_depth_is_uop ? UOP_DEPTH : ACC_DEPTH);
+  wire start = state == IDLE && ready && !load_overrun;
   assign q_pop = start;
   assign tok_pop_prev = start && pop_prev(head);
   assign tok_pop_next = start && pop_next(head);
@@ -136,13 +148,44 @@ module vdla_compute #(
   logic [15:0] c_dst, c_src, last_idx;
   logic [ACC_BITS-1:0] c_acc_dst, c_acc_src, last_val;
 
-  // Stage B: indices.
-  wire [15:0] b_dst = 16'(32'(uop_acc(b_uop)) + 32'(b_i) * 32'(dst_out) + 32'(b_j) * 32'(dst_in));
-  wire [15:0] b_src = 16'(32'(uop_inp(b_uop)) + 32'(b_i) * 32'(src_out) + 32'(b_j) * 32'(src_in));
-  wire [15:0] b_wgt = 16'(32'(uop_wgt(b_uop)) + 32'(b_i) * 32'(gemm_wgt_out(insn)) +
-                          32'(b_j) * 32'(gemm_wgt_in(insn)));
-  assign inp_rd_entry = b_src;
-  assign wgt_rd_entry = b_wgt;
+  // Stage B: indices, in full for the range checks.
+  wire [31:0] b_dst = 32'(uop_acc(b_uop)) + 32'(b_i) * 32'(dst_out) + 32'(b_j) * 32'(dst_in);
+  wire [31:0] b_src = 32'(uop_inp(b_uop)) + 32'(b_i) * 32'(src_out) + 32'(b_j) * 32'(src_in);
+  wire [31:0] b_wgt = 32'(uop_wgt(b_uop)) + 32'(b_i) * 32'(gemm_wgt_out(insn)) +
+                      32'(b_j) * 32'(gemm_wgt_in(insn));
+  assign inp_rd_entry = 16'(b_src);
+  assign wgt_rd_entry = 16'(b_wgt);
+
+  // Range errors: stage B's micro-op before stage A's (fsim checks one micro-op's indices before
+  // the next micro-op's), accumulator before input before weight (ALU: destination before source).
+  logic bad;
+  logic [2:0] bad_buffer;
+  logic [31:0] bad_index;
+  always_comb begin
+    bad = 1'b1;
+    bad_buffer = 3'(BUF_ACC);
+    bad_index = '0;
+    if (b_valid && b_dst >= 32'(ACC_DEPTH)) begin
+      bad_index = b_dst;
+    end else if (b_valid && is_gemm && !gemm_reset(insn) && b_src >= 32'(INP_DEPTH)) begin
+      bad_buffer = 3'(BUF_INP);
+      bad_index = b_src;
+    end else if (b_valid && is_gemm && !gemm_reset(insn) && b_wgt >= 32'(WGT_DEPTH)) begin
+      bad_buffer = 3'(BUF_WGT);
+      bad_index = b_wgt;
+    end else if (b_valid && !is_gemm && !alu_use_imm(insn) && b_src >= 32'(ACC_DEPTH)) begin
+      bad_index = b_src;
+    end else if (state == LOOP && 32'(u) >= 32'(UOP_DEPTH)) begin
+      bad_buffer = 3'(BUF_UOP);
+      bad_index = 32'(u);
+    end else if (state == IDLE && load_overrun) begin
+      bad_buffer = head_depth_is_uop ? 3'(BUF_UOP) : 3'(BUF_ACC);
+      bad_index = first_past(head, head_depth_is_uop ? UOP_DEPTH : ACC_DEPTH);
+    end else begin
+      bad = 1'b0;
+    end
+  end
+  assign err = state == HALT;
 
   // Stage C: the result.
   logic [ACC_BITS-1:0] dst_val, src_val, result;
@@ -215,10 +258,10 @@ module vdla_compute #(
       // Stage B -> C.
       c_valid <= b_valid;
       if (b_valid) begin
-        c_dst <= b_dst;
-        c_src <= b_src;
-        c_acc_dst <= acc_mem[b_dst];
-        c_acc_src <= acc_mem[b_src];
+        c_dst <= 16'(b_dst);
+        c_src <= 16'(b_src);
+        c_acc_dst <= acc_mem[b_dst[15:0]];
+        c_acc_src <= acc_mem[b_src[15:0]];
       end
       // Stage C: write.
       last_valid <= c_valid;
@@ -263,6 +306,14 @@ module vdla_compute #(
         DONE: state <= IDLE;
         default: ;
       endcase
+      if (bad && state != HALT) begin
+        state <= HALT;
+        err_buffer <= bad_buffer;
+        err_index <= bad_index;
+        err_insn <= state == IDLE ? q_head[159:128] : index;
+        b_valid <= 1'b0;
+        c_valid <= 1'b0;
+      end
     end
   end
 endmodule

@@ -19,7 +19,10 @@ module vdla_fetch #(
     output logic [159:0] q_data,
     input logic [2:0] q_full,
     output logic fetching,
-    output logic working  // not stalled on a full queue
+    output logic working,  // not stalled on a full queue
+    // The next instruction is one no module runs (vdla_pkg::malformed): fetch stops there.
+    output logic err,
+    output logic [31:0] err_insn
 );
   import vdla_pkg::*;
   logic [31:0] base, count, requested, received;
@@ -57,11 +60,13 @@ module vdla_fetch #(
     else if (opcode(insn) == 3'(OP_LOAD) &&
              (mem_type(insn) == 3'(MEM_INP) || mem_type(insn) == 3'(MEM_WGT)))
       target = 2'd0;
-    q_push = (!empty && !q_full[target]) ? 3'(1 << target) : 3'b0;
+    q_push = (!empty && !err && !q_full[target]) ? 3'(1 << target) : 3'b0;
   end
+  assign err = !empty && malformed(insn);
+  assign err_insn = head[159:128];
   assign q_data = head;
   assign fetching = active;
-  assign working = req_valid || requested != received || (!empty && !q_full[target]);
+  assign working = req_valid || requested != received || (!empty && !err && !q_full[target]);
 
   always_ff @(posedge clk) begin
     if (rst) begin

@@ -5,7 +5,9 @@ module vdla_load #(
     parameter int INP_SHIFT = 4,  // log2 bytes of an input entry
     parameter int WGT_SHIFT = 8,
     parameter int INP_BEATS = 1,
-    parameter int WGT_BEATS = 16
+    parameter int WGT_BEATS = 16,
+    parameter int INP_DEPTH = 2048,
+    parameter int WGT_DEPTH = 1024
 ) (
     input logic clk,
     input logic rst,
@@ -28,7 +30,12 @@ module vdla_load #(
     output logic [15:0] wr_entry,
     output logic [7:0] wr_beat,
     output logic [127:0] wr_data,
-    output logic busy
+    output logic busy,
+    // The LOAD at the queue's head would write past its buffer: it does not start.
+    output logic err,
+    output logic [2:0] err_buffer,
+    output logic [31:0] err_index,
+    output logic [31:0] err_insn
 );
   import vdla_pkg::*;
   insn_t insn, head;
@@ -39,7 +46,13 @@ module vdla_load #(
   wire head_is_wgt = mem_type(head) == 3'(MEM_WGT);
   wire ready = !q_empty && (!pop_next(head) || have_pop_next) &&
                (!push_next(head) || room_push_next);
-  wire start = !running && ready;
+  wire overrun = !q_empty &&
+                 overruns(head, load_entries(head), head_is_wgt ? WGT_DEPTH : INP_DEPTH);
+  assign err = !running && overrun;
+  assign err_buffer = head_is_wgt ? 3'(BUF_WGT) : 3'(BUF_INP);
+  assign err_index = first_past(head, head_is_wgt ? WGT_DEPTH : INP_DEPTH);
+  assign err_insn = q_head[159:128];
+  wire start = !running && ready && !overrun;
   assign q_pop = start;
   assign tok_pop = start && pop_next(head);
   assign busy = running;

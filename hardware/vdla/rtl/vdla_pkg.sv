@@ -7,6 +7,9 @@ package vdla_pkg;
 
   typedef logic [127:0] insn_t;
 
+  // Buffers, as errors name them: input, weight, accumulator, micro-op, output.
+  localparam int BUF_INP = 0, BUF_WGT = 1, BUF_ACC = 2, BUF_UOP = 3, BUF_OUT = 4;
+
   function automatic logic [2:0] opcode(insn_t i); return i[2:0]; endfunction
   function automatic logic pop_prev(insn_t i); return i[3]; endfunction
   function automatic logic pop_next(insn_t i); return i[4]; endfunction
@@ -24,6 +27,42 @@ package vdla_pkg;
   function automatic logic [3:0] y_pad_1(insn_t i); return i[113:110]; endfunction
   function automatic logic [3:0] x_pad_0(insn_t i); return i[117:114]; endfunction
   function automatic logic [3:0] x_pad_1(insn_t i); return i[121:118]; endfunction
+
+  // The buffer entries a LOAD writes, (pad + y_size + pad) x (pad + x_size + pad) from sram_base,
+  // and those a STORE reads, y_size x x_size.
+  function automatic logic [33:0] load_entries(insn_t i);
+    return (34'(y_pad_0(i)) + 34'(y_size(i)) + 34'(y_pad_1(i))) *
+           (34'(x_pad_0(i)) + 34'(x_size(i)) + 34'(x_pad_1(i)));
+  endfunction
+  function automatic logic [33:0] store_entries(insn_t i);
+    return 34'(y_size(i)) * 34'(x_size(i));
+  endfunction
+  // Whether `entries` entries from sram_base overrun a buffer of `depth`; the first index past it
+  // (entries are consecutive) is then max(sram_base, depth).
+  function automatic logic overruns(insn_t i, logic [33:0] entries, int depth);
+    return entries != 0 && 34'(sram_base(i)) + entries > 34'(depth);
+  endfunction
+  function automatic logic [31:0] first_past(insn_t i, int depth);
+    return 32'(sram_base(i)) > 32'(depth) ? 32'(sram_base(i)) : 32'(depth);
+  endfunction
+
+  // What no module runs (isa.h, Route): an unknown opcode, memory type or ALU operation, a LOAD of
+  // outputs, a STORE of anything else, padding on micro-ops, weights or stores, a token flag
+  // toward a neighbour the module does not have.
+  function automatic logic malformed(insn_t i);
+    logic [2:0] op = opcode(i);
+    logic [2:0] t = mem_type(i);
+    logic padded = (y_pad_0(i) | y_pad_1(i) | x_pad_0(i) | x_pad_1(i)) != 0;
+    if (op > 3'(OP_FINISH)) return 1'b1;
+    if (op == 3'(OP_ALU)) return alu_op(i) > 3'(ALU_MUL);
+    if (op == 3'(OP_STORE)) return t != 3'(MEM_OUT) || padded || pop_next(i) || push_next(i);
+    if (op == 3'(OP_LOAD)) begin
+      if (t > 3'(MEM_OUT) || t == 3'(MEM_OUT)) return 1'b1;
+      if (padded && (t == 3'(MEM_UOP) || t == 3'(MEM_WGT))) return 1'b1;
+      if ((t == 3'(MEM_INP) || t == 3'(MEM_WGT)) && (pop_prev(i) || push_prev(i))) return 1'b1;
+    end
+    return 1'b0;
+  endfunction
 
   // GEMM
   function automatic logic gemm_reset(insn_t i); return i[7]; endfunction

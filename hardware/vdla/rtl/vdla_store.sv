@@ -4,7 +4,8 @@
 // written to DRAM a beat per granted cycle; a write is complete when granted.
 module vdla_store #(
     parameter int OUT_SHIFT = 4,  // log2 bytes of an output entry
-    parameter int OUT_BEATS = 1
+    parameter int OUT_BEATS = 1,
+    parameter int OUT_DEPTH = 2048
 ) (
     input logic clk,
     input logic rst,
@@ -23,7 +24,11 @@ module vdla_store #(
     output logic [31:0] req_addr,
     output logic [127:0] req_wdata,
     input logic req_grant,
-    output logic busy
+    output logic busy,
+    // The STORE at the queue's head would read past the output buffer: it does not start.
+    output logic err,
+    output logic [31:0] err_index,
+    output logic [31:0] err_insn
 );
   import vdla_pkg::*;
   typedef enum logic [1:0] {
@@ -41,7 +46,11 @@ module vdla_store #(
 
   wire ready = !q_empty && (!pop_prev(head) || have_pop_prev) &&
                (!push_prev(head) || room_push_prev);
-  wire start = state == IDLE && ready;
+  wire overrun = !q_empty && overruns(head, store_entries(head), OUT_DEPTH);
+  assign err = state == IDLE && overrun;
+  assign err_index = first_past(head, OUT_DEPTH);
+  assign err_insn = q_head[159:128];
+  wire start = state == IDLE && ready && !overrun;
   assign q_pop = start;
   assign tok_pop = start && pop_prev(head);
   assign busy = state != IDLE;

@@ -6,7 +6,9 @@
 // the next launch; `cycles` counts the cycles from launch to done; `retired` the instructions
 // retired, `last_retired` the index of the latest; `idle` says no instruction is queued, running
 // or still to fetch; `working` that some module runs an instruction or fetch is not stalled (a
-// run that stays not working and not done is deadlocked).
+// run that stays not working and not done is deadlocked). `error` rises, and the machine stops
+// making progress, at the first instruction no module can run (`error_decode`) or whose buffer
+// index `error_index` is past buffer `error_buffer` (vdla_pkg's BUF_*); `error_insn` names it.
 module vdla_top #(
     parameter int BATCH = 1,
     parameter int BLOCK_IN = 16,
@@ -30,6 +32,11 @@ module vdla_top #(
     output logic [63:0] gemm_steps,
     output logic idle,
     output logic working,
+    output logic error,
+    output logic error_decode,
+    output logic [2:0] error_buffer,
+    output logic [31:0] error_index,
+    output logic [31:0] error_insn,
     output logic mem_req_valid,
     input logic mem_req_ready,
     output logic mem_req_write,
@@ -74,6 +81,13 @@ module vdla_top #(
   logic [2:0] q_push, q_pop, q_empty, q_full;
   logic [159:0] q_data, q_head[3];
   logic fetching, fetch_working;
+  // Errors: 0 fetch (decode), 1 load, 2 compute, 3 store.
+  logic [3:0] err;
+  logic [2:0] err_buffer[4];
+  logic [31:0] err_index[4], err_insn[4];
+  assign err_buffer[0] = '0;
+  assign err_index[0] = '0;
+  assign err_buffer[3] = 3'(vdla_pkg::BUF_OUT);
   vdla_fetch fetch (
       .clk(clk),
       .rst(rst),
@@ -89,7 +103,9 @@ module vdla_top #(
       .q_data(q_data),
       .q_full(q_full),
       .fetching(fetching),
-      .working(fetch_working)
+      .working(fetch_working),
+      .err(err[0]),
+      .err_insn(err_insn[0])
   );
   for (genvar q = 0; q < 3; q++) begin : queues
     vdla_fifo #(
@@ -150,7 +166,9 @@ module vdla_top #(
       .INP_SHIFT($clog2(INP_BITS / 8)),
       .WGT_SHIFT($clog2(WGT_BITS / 8)),
       .INP_BEATS(INP_BITS / 128),
-      .WGT_BEATS(WGT_BITS / 128)
+      .WGT_BEATS(WGT_BITS / 128),
+      .INP_DEPTH(INP_DEPTH),
+      .WGT_DEPTH(WGT_DEPTH)
   ) load (
       .clk(clk),
       .rst(rst),
@@ -173,12 +191,18 @@ module vdla_top #(
       .wr_entry(load_wr_entry),
       .wr_beat(load_wr_beat),
       .wr_data(load_wr_data),
-      .busy(busy[0])
+      .busy(busy[0]),
+      .err(err[1]),
+      .err_buffer(err_buffer[1]),
+      .err_index(err_index[1]),
+      .err_insn(err_insn[1])
   );
   vdla_compute #(
       .BATCH(BATCH),
       .BLOCK_IN(BLOCK_IN),
       .BLOCK_OUT(BLOCK_OUT),
+      .INP_DEPTH(INP_DEPTH),
+      .WGT_DEPTH(WGT_DEPTH),
       .ACC_DEPTH(ACC_DEPTH),
       .UOP_DEPTH(UOP_DEPTH)
   ) compute (
@@ -211,11 +235,16 @@ module vdla_top #(
       .out_wr_entry(out_wr_entry),
       .out_wr_data(out_wr_data),
       .busy(busy[1]),
-      .gemm_step(gemm_step)
+      .gemm_step(gemm_step),
+      .err(err[2]),
+      .err_buffer(err_buffer[2]),
+      .err_index(err_index[2]),
+      .err_insn(err_insn[2])
   );
   vdla_store #(
       .OUT_SHIFT($clog2(OUT_BITS / 8)),
-      .OUT_BEATS(OUT_BITS / 128)
+      .OUT_BEATS(OUT_BITS / 128),
+      .OUT_DEPTH(ACC_DEPTH)
   ) store (
       .clk(clk),
       .rst(rst),
@@ -234,7 +263,10 @@ module vdla_top #(
       .req_addr(req_addr[3]),
       .req_wdata(req_wdata[3]),
       .req_grant(req_grant[3]),
-      .busy(busy[2])
+      .busy(busy[2]),
+      .err(err[3]),
+      .err_index(err_index[3]),
+      .err_insn(err_insn[3])
   );
 
   // --- The register interface.
@@ -249,9 +281,11 @@ module vdla_top #(
       retired <= '0;
       last_retired <= '0;
       gemm_steps <= '0;
+      error <= 1'b0;
     end else if (launch) begin
       running <= 1'b1;
       done <= 1'b0;
+      error <= 1'b0;
       cycles <= '0;
       retired <= '0;
       gemm_steps <= '0;
@@ -263,6 +297,20 @@ module vdla_top #(
       if (finish) begin
         running <= 1'b0;
         done <= 1'b1;
+      end
+      // The first error; of several at once, the earliest instruction's.
+      if (!error && err != 4'b0) begin
+        logic [1:0] pick;
+        pick = 2'd0;
+        for (int m = 3; m >= 0; m--) begin
+          if (err[m] && (!err[pick] || err_insn[m] <= err_insn[pick])) pick = 2'(m);
+        end
+        error <= 1'b1;
+        running <= 1'b0;
+        error_decode <= pick == 2'd0;
+        error_buffer <= err_buffer[pick];
+        error_index <= err_index[pick];
+        error_insn <= err_insn[pick];
       end
     end
   end

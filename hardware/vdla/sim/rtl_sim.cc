@@ -50,15 +50,17 @@ void FromBeat(const Beat& b, Wide& w) {
 
 class Harness {
  public:
-  Harness(const std::vector<EncodedInsn>& program, std::vector<uint8_t>& dram,
+  Harness(const Config& config, const std::vector<EncodedInsn>& program, std::vector<uint8_t>& dram,
           const RtlOptions& options)
-      : program_(program), dram_(dram), options_(options), top_(&context_) {}
+      : config_(config), program_(program), dram_(dram), options_(options), top_(&context_) {}
 
   absl::StatusOr<RtlResult> Run();
 
  private:
   void Tick();
   Beat Read(uint64_t addr) const;
+  // The error the RTL raised, in the functional simulator's words.
+  absl::Status RtlError() const;
   std::string Describe(uint32_t index) const {
     if (index >= program_.size()) return absl::StrCat("instruction ", index);
     absl::StatusOr<Insn> insn = Decode(program_[index]);
@@ -66,6 +68,7 @@ class Harness {
                         insn.ok() ? ToString(*insn) : std::string(insn.status().message()), ")");
   }
 
+  const Config& config_;
   const std::vector<EncodedInsn>& program_;
   std::vector<uint8_t>& dram_;
   const RtlOptions& options_;
@@ -126,6 +129,32 @@ void Harness::Tick() {
   ++cycle_;
 }
 
+absl::Status Harness::RtlError() const {
+  const uint32_t index = top_.error_insn;
+  const std::string where = absl::StrCat("instruction ", index);
+  absl::StatusOr<Insn> insn =
+      index < program_.size() ? Decode(program_[index]) : absl::StatusOr<Insn>(FinishInsn{});
+  if (top_.error_decode) {
+    // What fsim says of an instruction no module runs: the decoder's or the router's message.
+    if (!insn.ok())
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", insn.status().message()));
+    absl::StatusOr<Module> module = Route(*insn);
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ",
+                     module.ok() ? std::string("the RTL refused an instruction the decoder accepts")
+                                 : std::string(module.status().message())));
+  }
+  static constexpr const char* kBuffers[] = {"input", "weight", "accumulator", "micro-op",
+                                             "output"};
+  const Config& c = config_;
+  const int64_t entries[] = {c.input_entries(), c.weight_entries(), c.accumulator_entries(),
+                             c.uop_entries(), c.accumulator_entries()};
+  const int buffer = top_.error_buffer < 5 ? top_.error_buffer : 0;
+  return absl::InvalidArgumentError(absl::StrCat(Describe(index), ": ", kBuffers[buffer],
+                                                 " buffer index ", top_.error_index,
+                                                 " out of range (", entries[buffer], " entries)"));
+}
+
 absl::StatusOr<RtlResult> Harness::Run() {
   if (dram_.size() > kProgramBase) {
     return absl::InvalidArgumentError(
@@ -146,6 +175,7 @@ absl::StatusOr<RtlResult> Harness::Run() {
   while (!top_.done) {
     Tick();
     if (error_) return *error_;
+    if (top_.error) return RtlError();
     stuck = top_.working ? 0 : stuck + 1;
     const bool deadlock = stuck > options_.deadlock_cycles;
     if (deadlock || cycle_ - start > options_.max_cycles) {
@@ -175,7 +205,7 @@ absl::StatusOr<RtlResult> SimulateRtl(const Config& config, const std::vector<En
                                       std::vector<uint8_t>& dram, const RtlOptions& options) {
   if (absl::Status s = CheckBuildable(config); !s.ok()) return s;
   if (absl::Status s = CheckBuiltWith(config); !s.ok()) return s;
-  auto harness = std::make_unique<Harness>(program, dram, options);
+  auto harness = std::make_unique<Harness>(config, program, dram, options);
   return harness->Run();
 }
 

@@ -30,8 +30,10 @@ struct RtlResult {
 };
 
 // Runs `program` on `dram`. Errors: a Config other than the one the model was built with
-// (Vvdla_top_params.h), a DRAM write out of range, a deadlock or the cycle limit (naming the last
-// instruction retired), instructions not run when FINISH retired.
+// (Vvdla_top_params.h); an instruction no module runs or a buffer index out of range, which the
+// RTL detects and the message says as the functional simulator does; a DRAM write out of range
+// (the RTL reads past DRAM as zeros, where fsim refuses); a deadlock or the cycle limit (naming
+// the last instruction retired); instructions not run when FINISH retired.
 absl::StatusOr<RtlResult> SimulateRtl(const Config& config, const std::vector<EncodedInsn>& program,
                                       std::vector<uint8_t>& dram, const RtlOptions& options = {});
 

@@ -128,6 +128,53 @@ TEST(RtlSimTest, ThousandRandomProgramsAsFsim) {
               static_cast<long long>(instructions), static_cast<long long>(cycles));
 }
 
+// Programs that overrun a buffer or hold an instruction no module runs: the RTL stops with the
+// functional simulator's error, word for word.
+TEST(RtlSimTest, MalformedProgramsFailAsInFsim) {
+  using testing::Mem;
+  auto gemm = [](bool reset, uint32_t begin, uint32_t end, uint32_t iters, uint32_t dst,
+                 uint32_t src, uint32_t wgt) {
+    return GemmInsn{{}, reset, begin, end, iters, 1, dst, 0, src, 0, wgt, 0};
+  };
+  AluInsn alu{{}, AluOp::kAdd, false, 0, 0, 1, 3, 1, 0, 0, 1500, 0};
+  MemInsn padded = Mem(Opcode::kLoad, MemType::kAccumulator, 2040, 0, 2, 2, 2);
+  padded.y_pad_0 = padded.x_pad_1 = 1;
+  MemInsn padded_weight = Mem(Opcode::kLoad, MemType::kWeight, 0, 0, 1, 1, 1);
+  padded_weight.x_pad_0 = 1;
+  MemInsn early = Mem(Opcode::kLoad, MemType::kInput, 0, 0, 1, 1, 1, testing::kPopPrev);
+  const std::vector<std::vector<Insn>> programs = {
+      {Mem(Opcode::kLoad, MemType::kInput, 2047, 0, 1, 2, 2)},
+      {Mem(Opcode::kLoad, MemType::kWeight, 1020, 0, 2, 4, 4)},
+      {Mem(Opcode::kLoad, MemType::kUop, 8190, 0, 1, 4, 4)},
+      {padded},
+      {gemm(true, 8191, 8193, 1, 0, 0, 0)},
+      {gemm(true, 0, 1, 3, 1500, 0, 0)},
+      {gemm(false, 0, 1, 3, 0, 1500, 0)},
+      {gemm(false, 0, 1, 3, 0, 0, 600)},
+      {alu},
+      {Mem(Opcode::kStore, MemType::kOutput, 2040, 0, 1, 16, 16)},
+      {Mem(Opcode::kStore, MemType::kInput, 0, 0, 1, 1, 1)},
+      {Mem(Opcode::kLoad, MemType::kOutput, 0, 0, 1, 1, 1)},
+      {padded_weight},
+      {early},
+  };
+  for (std::vector<Insn> insns : programs) {
+    insns.insert(insns.begin(), Mem(Opcode::kLoad, MemType::kUop, 0, 0, 1, 1, 1));
+    insns.push_back(FinishInsn{});
+    const testing::TestProgram p{insns, std::vector<uint8_t>(64 * 1024, 0)};
+    std::vector<uint8_t> a = p.dram, b = p.dram;
+    const absl::Status fsim = Simulate(Config{}, p.Encoded(), a).status();
+    const absl::Status rtl = SimulateRtl(Config{}, p.Encoded(), b).status();
+    ASSERT_FALSE(fsim.ok()) << ToString(insns[1]);
+    EXPECT_EQ(rtl.message(), fsim.message());
+  }
+  // An unknown opcode, as raw bits.
+  std::vector<EncodedInsn> raw = {EncodedInsn{{7, 0}}};
+  std::vector<uint8_t> a(64, 0), b(64, 0);
+  EXPECT_EQ(SimulateRtl(Config{}, raw, b).status().message(),
+            Simulate(Config{}, raw, a).status().message());
+}
+
 TEST(RtlSimTest, ADeadlockNamesTheLastInstructionRetired) {
   const testing::TestProgram p{
       {testing::Mem(Opcode::kLoad, MemType::kUop, 0, 0, 1, 1, 1),
