@@ -41,7 +41,7 @@ struct StrategySpec {
   // the workload's template the cost model is trained on before the first trial (transfer
   // learning, TunerOptions::transfer_from). Relative to the working directory; "<cpu>" stands for
   // the target's CPU name, as in results/<name>/<cpu>.
-  std::vector<std::string> transfer_from;
+  std::vector<std::string> transfer_from = {};
   int line = 0;
 };
 
