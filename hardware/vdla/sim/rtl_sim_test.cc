@@ -100,30 +100,18 @@ TEST(RtlSimTest, MemoryLatencyCostsCyclesNotResults) {
 
 // A thousand random valid programs (testing/random_program.h) leave DRAM as fsim leaves it.
 TEST(RtlSimTest, ThousandRandomProgramsAsFsim) {
-  int failed = 0;
   int64_t instructions = 0, cycles = 0;
-  for (uint32_t seed = 0; seed < 1000 && failed < 3; ++seed) {
+  for (uint32_t seed = 0; seed < 1000 && !HasFailure(); ++seed) {
     const testing::TestProgram p = testing::RandomProgram(seed);
-    const std::vector<EncodedInsn> program = p.Encoded();
-    std::vector<uint8_t> fsim_dram = p.dram, rtl_dram = p.dram;
-    absl::StatusOr<RunStats> f = Simulate(Config{}, program, fsim_dram);
-    ASSERT_TRUE(f.ok()) << "seed " << seed << ": " << f.status();
-    absl::StatusOr<RtlResult> r = SimulateRtl(Config{}, program, rtl_dram);
-    ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.status();
-    instructions += r->instructions;
-    cycles += r->cycles;
-    if (r->instructions != f->instructions || rtl_dram != fsim_dram) {
-      std::string text;
-      for (size_t i = 0; i < p.insns.size(); ++i) {
-        text += "\n  " + std::to_string(i) + ": " + ToString(p.insns[i]);
-      }
-      size_t first = 0;
-      while (first < rtl_dram.size() && rtl_dram[first] == fsim_dram[first]) ++first;
-      ADD_FAILURE() << "seed " << seed << ": DRAM differs first at byte " << first << text;
-      ++failed;
+    std::string text;
+    for (size_t i = 0; i < p.insns.size(); ++i) {
+      text += "\n  " + std::to_string(i) + ": " + ToString(p.insns[i]);
     }
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << text);
+    const RtlResult r = ExpectSameAsFsim(p);
+    instructions += r.instructions;
+    cycles += r.cycles;
   }
-  EXPECT_EQ(failed, 0);
   std::printf("1000 random programs: %lld instructions, %lld cycles\n",
               static_cast<long long>(instructions), static_cast<long long>(cycles));
 }
