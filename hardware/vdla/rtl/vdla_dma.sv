@@ -3,19 +3,13 @@
 // one beat requested per granted cycle and written as the responses arrive, in request order.
 // An entry is 1 << entry_shift bytes in DRAM and `beats` beats in the buffer (micro-ops: 4 bytes,
 // one beat of which the buffer keeps the low 32 bits).
-module vdla_dma (
+module vdla_dma
+  import vdla_pkg::*;
+(
     input logic clk,
     input logic rst,
     input logic start,
-    input logic [15:0] sram_base,
-    input logic [31:0] dram_base,
-    input logic [15:0] y_size,
-    input logic [15:0] x_size,
-    input logic [15:0] x_stride,
-    input logic [3:0] y_pad_0,
-    input logic [3:0] y_pad_1,
-    input logic [3:0] x_pad_0,
-    input logic [3:0] x_pad_1,
+    input insn_t insn,  // the LOAD, read at start
     input logic [3:0] entry_shift,
     input logic [8:0] beats,
     output logic busy,
@@ -51,8 +45,8 @@ module vdla_dma (
   logic [31:0] pending;
   logic requests_left;
 
-  wire [16:0] start_rows = 17'(y_pad_0) + 17'(y_size) + 17'(y_pad_1);
-  wire [16:0] start_cols = 17'(x_pad_0) + 17'(x_size) + 17'(x_pad_1);
+  wire [16:0] start_rows = 17'(y_pad_0(insn)) + 17'(y_size(insn)) + 17'(y_pad_1(insn));
+  wire [16:0] start_cols = 17'(x_pad_0(insn)) + 17'(x_size(insn)) + 17'(x_pad_1(insn));
   wire zero_pad = zy < 17'(yp0) || zy >= 17'(yp0) + 17'(ys) || zx < 17'(xp0) ||
                   zx >= 17'(xp0) + 17'(xs);
 
@@ -85,23 +79,23 @@ module vdla_dma (
       case (state)
         IDLE:
         if (start) begin
-          base <= sram_base;
-          dbase <= dram_base;
-          ys <= y_size;
-          xs <= x_size;
-          stride <= x_stride;
-          yp0 <= y_pad_0;
-          xp0 <= x_pad_0;
+          base <= sram_base(insn);
+          dbase <= dram_base(insn);
+          ys <= y_size(insn);
+          xs <= x_size(insn);
+          stride <= x_stride(insn);
+          yp0 <= y_pad_0(insn);
+          xp0 <= x_pad_0(insn);
           shift <= entry_shift;
           nbeats <= beats;
           rows <= start_rows;
           cols <= start_cols;
           {zy, zx, zb, qy, qx, qb, ry, rx, rb} <= '0;
-          pending <= 32'(y_size) * 32'(x_size) * 32'(beats);
-          requests_left <= y_size != 0 && x_size != 0;
+          pending <= 32'(y_size(insn)) * 32'(x_size(insn)) * 32'(beats);
+          requests_left <= y_size(insn) != 0 && x_size(insn) != 0;
           // Padding to write only around a tile of at least one row and one column.
-          state <= ((y_pad_0 | y_pad_1 | x_pad_0 | x_pad_1) != 0 && start_rows != 0 &&
-                    start_cols != 0) ? ZERO : DATA;
+          state <= ((y_pad_0(insn) | y_pad_1(insn) | x_pad_0(insn) | x_pad_1(insn)) != 0 &&
+                    start_rows != 0 && start_cols != 0) ? ZERO : DATA;
         end
         ZERO: begin
           // One beat of a padding entry, or past an entry the data phase fills, per cycle.

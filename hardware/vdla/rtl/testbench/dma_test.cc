@@ -11,6 +11,7 @@
 #include <random>
 #include <utility>
 
+#include "hardware/vdla/isa.h"
 #include "hardware/vdla/rtl/testbench/Vvdla_dma.h"
 
 namespace {
@@ -88,10 +89,23 @@ TEST(DmaTest, WritesExactlyThePaddedTile) {
     written.clear();
     writes = 0;
     dma.start = 1;
-    dma.sram_base = t.sram_base;
-    dma.dram_base = t.dram_base;
-    dma.y_size = t.y, dma.x_size = t.x, dma.x_stride = t.stride;
-    dma.y_pad_0 = t.y0, dma.y_pad_1 = t.y1, dma.x_pad_0 = t.x0, dma.x_pad_1 = t.x1;
+    // The LOAD as the hardware reads it (the memory type plays no part in the DMA).
+    const tessel::hardware::vdla::MemInsn load{tessel::hardware::vdla::Opcode::kLoad,
+                                               {},
+                                               tessel::hardware::vdla::MemType::kInput,
+                                               t.sram_base,
+                                               t.dram_base,
+                                               t.y,
+                                               t.x,
+                                               t.stride,
+                                               t.y0,
+                                               t.y1,
+                                               t.x0,
+                                               t.x1};
+    const absl::StatusOr<tessel::hardware::vdla::EncodedInsn> bits =
+        tessel::hardware::vdla::Encode(load);
+    ASSERT_TRUE(bits.ok()) << bits.status();
+    std::memcpy(dma.insn.data(), bits->words.data(), 16);
     dma.entry_shift = t.shift;
     dma.beats = t.beats;
     tick();
