@@ -6,7 +6,8 @@ usage: report_fig15.py RESULTS_DIR
 
 RESULTS_DIR holds bundle.json and rounds.json (each round's cuda_runner and torch_reference.py
 results, the two sides alternated round by round, each alone on the GPU). Entries are named after
-the layers of Table 2 (C1-C12, D1-D9). A time is the median over rounds of each round's median
+the layers of Table 2 (C1-C12, D1-D9), with the fallback configs; an entry "<layer>.tuned"
+(best_of_batches.py) is that layer's fastest kernel of a tuning batch, reported beside it. A time is the median over rounds of each round's median
 repeat; a ratio (cuDNN time / ours, > 1: ours is faster) is the median over rounds of the
 per-round ratio, so that drift between rounds cancels.
 """
@@ -36,11 +37,8 @@ def main():
           "each alone on the GPU; timer per entry: %s; ours built for `%s`.\n"
           % (first_ours["device"], first_ours["arch"], first_torch["torch"], len(keys),
              json.dumps(bundle["timer"], sort_keys=True), bundle.get("target", "?")))
-    print("| layer | GFLOP | cuDNN ms | ours ms | cuDNN/ours | ours TFLOP/s | max error (ours; cuDNN) |")
-    print("|---|---|---|---|---|---|---|")
-    ahead = {"C": [], "D": []}
-    for entry in bundle["entries"]:
-        name = entry["name"]
+    def measure(name):
+        """Median over rounds of our time, cuDNN's and their per-round ratio; worst errors."""
         t_ours, t_dnn, ratio, errors = [], [], [], []
         for r in keys:
             o, t = ours[r][name], theirs[r][name]
@@ -51,16 +49,48 @@ def main():
             t_dnn.append(med(t["seconds"]))
             ratio.append(t_dnn[-1] / t_ours[-1])
             errors.append((t["max_error"], t["torch_max_error"]))
-        worst = [max(e[i] for e in errors) for i in range(2)]
-        ahead[name[0]].append(med(ratio) > 1)
-        print("| %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.1e; %.1e |"
-              % (name, entry["flops"] / 1e9, med(t_dnn) * 1e3, med(t_ours) * 1e3, med(ratio),
-                 entry["flops"] / med(t_ours) / 1e12, *worst))
-    print("\nAhead of cuDNN on %d of %d conv layers (C) and %d of %d depthwise layers (D); the "
+        return (med(t_ours), med(t_dnn), med(ratio),
+                [max(e[i] for e in errors) for i in range(2)])
+
+    names = {e["name"] for e in bundle["entries"]}
+    tuned_any = any(n.endswith(".tuned") for n in names)
+    if tuned_any:
+        print("| layer | GFLOP | cuDNN ms | fallback ms | tuned ms | cuDNN/fallback | cuDNN/tuned "
+              "| tuned TFLOP/s | max error (fallback, tuned; cuDNN) |")
+        print("|---|---|---|---|---|---|---|---|---|")
+    else:
+        print("| layer | GFLOP | cuDNN ms | ours ms | cuDNN/ours | ours TFLOP/s "
+              "| max error (ours; cuDNN) |")
+        print("|---|---|---|---|---|---|---|")
+    ahead = {"C": [], "D": []}
+    for entry in bundle["entries"]:
+        name = entry["name"]
+        if name.endswith(".tuned"):
+            continue
+        gflop = entry["flops"] / 1e9
+        t_ours, t_dnn, ratio, (error, dnn_error) = measure(name)
+        if not tuned_any:
+            ahead[name[0]].append(ratio > 1)
+            print("| %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.1e; %.1e |"
+                  % (name, gflop, t_dnn * 1e3, t_ours * 1e3, ratio, gflop / t_ours / 1e3, error,
+                     dnn_error))
+            continue
+        if name + ".tuned" in names:
+            t_tuned, _, ratio_tuned, (error_tuned, _) = measure(name + ".tuned")
+            cells = ("%.3f" % (t_tuned * 1e3), "%.2f" % ratio_tuned,
+                     "%.2f" % (gflop / t_tuned / 1e3), "%.1e" % error_tuned)
+        else:
+            ratio_tuned = ratio
+            cells = ("-", "-", "-", "-")
+        ahead[name[0]].append(max(ratio, ratio_tuned) > 1)
+        print("| %s | %.3f | %.3f | %.3f | %s | %.2f | %s | %s | %.1e, %s; %.1e |"
+              % (name, gflop, t_dnn * 1e3, t_ours * 1e3, cells[0], ratio, cells[1], cells[2],
+                 error, cells[3], dnn_error))
+    print("\nAhead of cuDNN on %d of %d conv layers (C) and %d of %d depthwise layers (D)%s; the "
           "paper's TITAN X: 8 of 12 C layers. max error: the largest |result - exact| / "
           "(|data| conv |weight|), exact in float64, inputs uniform in [-1, 1)."
-          % (sum(ahead["C"]), len(ahead["C"]), sum(ahead["D"]), len(ahead["D"])))
-
+          % (sum(ahead["C"]), len(ahead["C"]), sum(ahead["D"]), len(ahead["D"]),
+             " (the faster of our two kernels)" if tuned_any else ""))
 
 if __name__ == "__main__":
     main()

@@ -1,16 +1,9 @@
 #include "compiler/runtime/cuda/bundle.h"
 
 #include <absl/strings/str_cat.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -19,6 +12,7 @@
 #include "compiler/runtime/compare.h"
 #include "compiler/runtime/cuda/cuda_module.h"
 #include "compiler/runtime/cuda/driver_api.h"
+#include "compiler/runtime/cuda/entry_workers.h"
 #include "compiler/runtime/cuda/kernel_timer.h"
 #include "compiler/runtime/device_api.h"
 #include "compiler/runtime/ndarray.h"
@@ -130,60 +124,8 @@ absl::StatusOr<std::vector<double>> RunEntry(const std::string& dir, const Bundl
   return TimeKernel(call, timer);
 }
 
-// Past it an entry's process is killed: a kernel that never ends must not stop the bundle.
+// Past it an entry's worker is killed: a kernel that never ends must not stop the bundle.
 constexpr int kEntryTimeoutSeconds = 120;
-
-// Runs `work` in a forked child and returns the text it returned, or why there is none: the child
-// was killed by a signal (a fault of the driver's own), or ran past timeout_seconds (then it is
-// killed).
-absl::StatusOr<std::string> InChild(const std::function<std::string()>& work, int timeout_seconds) {
-  int fds[2];
-  if (pipe(fds) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    alarm(static_cast<unsigned>(timeout_seconds));  // SIGALRM ends the child
-    const std::string text = work();
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
-      if (n <= 0) _exit(3);
-      done += static_cast<size_t>(n);
-    }
-    _exit(0);  // no static destructors: the driver's state dies with the process
-  }
-  close(fds[1]);
-  std::string text;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0) text.append(buffer, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status)) {
-    const int signal = WTERMSIG(status);
-    if (signal == SIGALRM) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("did not finish within ", timeout_seconds, " s; its process was killed"));
-    }
-    return absl::InternalError(
-        absl::StrCat("its process was killed by signal ", signal, " (", strsignal(signal), ")"));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::InternalError(
-        absl::StrCat("its process exited with status ", WEXITSTATUS(status)));
-  }
-  return text;
-}
 
 // The JSON document in the file at path; errors name it.
 absl::StatusOr<Json> ReadJson(const std::string& path) {
@@ -346,18 +288,21 @@ absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string
   absl::StatusOr<Bundle> bundle = ReadBundle(dir);
   if (!bundle.ok()) return bundle.status();
   if (absl::Status s = support::MakeDirectories(arrays_dir); !s.ok()) return s;
-  // The GPU, described in a child as every entry runs in one: this process never initializes
-  // CUDA, so a kernel that faults or hangs spoils only its own child's context.
-  absl::StatusOr<std::string> described = InChild(
-      [] {
+  // The GPU, described by a worker as every entry is run by one: this process never initializes
+  // CUDA, so a kernel that faults or hangs spoils only its worker's context.
+  const absl::StatusOr<std::string> described = RunInWorkers(
+      1,
+      [](size_t) {
         absl::StatusOr<const DriverApi*> api = Driver();
         BundleResult r;
         absl::Status s = api.ok() ? DescribeGpu(**api, r) : api.status();
-        if (!s.ok())
-          return Json{{"code", static_cast<int>(s.code())}, {"error", s.message()}}.dump();
-        return Json{{"device", r.device}, {"arch", r.arch}}.dump();
+        if (!s.ok()) {
+          return WorkerStep{
+              Json{{"code", static_cast<int>(s.code())}, {"error", s.message()}}.dump()};
+        }
+        return WorkerStep{Json{{"device", r.device}, {"arch", r.arch}}.dump()};
       },
-      kEntryTimeoutSeconds);
+      kEntryTimeoutSeconds)[0];
   if (!described.ok()) return described.status();
   const Json gpu = Json::parse(*described, nullptr, /*allow_exceptions=*/false);
   if (gpu.contains("error")) {
@@ -367,26 +312,29 @@ absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string
   BundleResult result;
   result.device = gpu.value("device", std::string());
   result.arch = gpu.value("arch", std::string());
+  // A worker goes on after a correct or a wrong answer; after any other error (a fault may have
+  // spoilt its context) the next entry gets a new worker.
+  const std::vector<absl::StatusOr<std::string>> ran = RunInWorkers(
+      bundle->entries.size(),
+      [&](size_t i) {
+        absl::StatusOr<const DriverApi*> api = Driver();
+        std::string kind;
+        absl::StatusOr<std::vector<double>> seconds =
+            api.ok() ? RunEntry(dir, bundle->entries[i], static_cast<int>(i), bundle->timer,
+                                arrays_dir, kind)
+                     : api.status();
+        if (seconds.ok()) return WorkerStep{Json{{"seconds", *seconds}}.dump()};
+        if (kind.empty()) kind = "runtime";
+        return WorkerStep{Json{{"error", seconds.status().message()}, {"error_kind", kind}}.dump(),
+                          /*go_on=*/kind == "wrong_answer"};
+      },
+      kEntryTimeoutSeconds);
   for (size_t i = 0; i < bundle->entries.size(); ++i) {
-    const BundleEntry& entry = bundle->entries[i];
-    absl::StatusOr<std::string> ran = InChild(
-        [&] {
-          absl::StatusOr<const DriverApi*> api = Driver();
-          std::string kind;
-          absl::StatusOr<std::vector<double>> seconds =
-              api.ok() ? RunEntry(dir, entry, static_cast<int>(i), bundle->timer, arrays_dir, kind)
-                       : api.status();
-          if (seconds.ok()) return Json{{"seconds", *seconds}}.dump();
-          return Json{{"error", seconds.status().message()},
-                      {"error_kind", kind.empty() ? "runtime" : kind}}
-              .dump();
-        },
-        kEntryTimeoutSeconds);
-    EntryResult r{.name = entry.name, .seconds = {}, .error = "", .error_kind = ""};
-    const Json j = ran.ok() ? Json::parse(*ran, nullptr, /*allow_exceptions=*/false) : Json();
-    if (!ran.ok() || !j.is_object()) {
-      r.error =
-          ran.ok() ? "the entry's process wrote no result" : std::string(ran.status().message());
+    EntryResult r{.name = bundle->entries[i].name, .seconds = {}, .error = "", .error_kind = ""};
+    const Json j = ran[i].ok() ? Json::parse(*ran[i], nullptr, /*allow_exceptions=*/false) : Json();
+    if (!ran[i].ok() || !j.is_object()) {
+      r.error = ran[i].ok() ? "the entry's process wrote no result"
+                            : std::string(ran[i].status().message());
       r.error_kind = "runtime";
     } else if (j.contains("error")) {
       r.error = j.value("error", std::string());

@@ -75,12 +75,13 @@ struct BundleResult {
 // unless the entry names files), the output filled with NaN, one call whose output is compared
 // with the expected one or, without one, whose tensors are written to ARRAYS_DIR/<name>.<k>.npy
 // (k the tensor's position) for the checker, then the timer (kernel_timer.h). A wrong output is
-// the entry's error and it is not timed. Each entry runs in a process of its own (forked; this
-// one never initializes CUDA), killed after 120 s, so that a kernel that faults (which spoils its
-// CUDA context for good) or never ends is that entry's error and the next ones run as usual. An
-// entry that fails (its module does not load, the kernel faults) is recorded with its error and the
-// others still run; an error return means nothing could run (no driver, no GPU, an unreadable
-// bundle).
+// the entry's error and it is not timed. Entries run in forked worker processes
+// (entry_workers.h; this one never initializes CUDA): a worker keeps its context from entry to
+// entry until one fails otherwise than by a wrong output, so that a kernel that faults (which
+// spoils its context for good) or never ends (killed after 120 s) is that entry's error and the
+// next ones run in a new worker. An entry that fails (its module does not load, the kernel
+// faults) is recorded with its error and the others still run; an error return means nothing
+// could run (no driver, no GPU, an unreadable bundle).
 absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string& arrays_dir);
 
 // {"device": ..., "arch": ..., "entries": [{"name": ..., "seconds": [...], "error": ...,
