@@ -39,7 +39,7 @@ def main():
              json.dumps(bundle["timer"], sort_keys=True), bundle.get("target", "?")))
     def measure(name):
         """Median over rounds of our time, cuDNN's and their per-round ratio; worst errors."""
-        t_ours, t_dnn, ratio, errors = [], [], [], []
+        t_ours, t_dnn, t_eager, ratio, errors = [], [], [], [], []
         for r in keys:
             o, t = ours[r][name], theirs[r][name]
             for side in (o, t):
@@ -47,45 +47,52 @@ def main():
                     sys.exit("round %s, %s: %s" % (r, name, side["error"]))
             t_ours.append(med(o["seconds"]))
             t_dnn.append(med(t["seconds"]))
+            if "eager_seconds" in t:
+                t_eager.append(med(t["eager_seconds"]))
             ratio.append(t_dnn[-1] / t_ours[-1])
             errors.append((t["max_error"], t["torch_max_error"]))
-        return (med(t_ours), med(t_dnn), med(ratio),
+        eager = "%.3f" % (med(t_eager) * 1e3) if t_eager else "-"
+        return (med(t_ours), med(t_dnn), eager, med(ratio),
                 [max(e[i] for e in errors) for i in range(2)])
 
     names = {e["name"] for e in bundle["entries"]}
     tuned_any = any(n.endswith(".tuned") for n in names)
     if tuned_any:
-        print("| layer | GFLOP | cuDNN ms | fallback ms | tuned ms | cuDNN/fallback | cuDNN/tuned "
-              "| tuned TFLOP/s | max error (fallback, tuned; cuDNN) |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| layer | GFLOP | cuDNN ms | PyTorch eager ms | fallback ms | tuned ms | cuDNN/fallback "
+              "| cuDNN/tuned | tuned TFLOP/s | max error (fallback, tuned; cuDNN) |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
     else:
-        print("| layer | GFLOP | cuDNN ms | ours ms | cuDNN/ours | ours TFLOP/s "
+        print("| layer | GFLOP | cuDNN ms | PyTorch eager ms | ours ms | cuDNN/ours | ours TFLOP/s "
               "| max error (ours; cuDNN) |")
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|")
     ahead = {"C": [], "D": []}
     for entry in bundle["entries"]:
         name = entry["name"]
         if name.endswith(".tuned"):
             continue
         gflop = entry["flops"] / 1e9
-        t_ours, t_dnn, ratio, (error, dnn_error) = measure(name)
+        t_ours, t_dnn, eager, ratio, (error, dnn_error) = measure(name)
         if not tuned_any:
             ahead[name[0]].append(ratio > 1)
-            print("| %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.1e; %.1e |"
-                  % (name, gflop, t_dnn * 1e3, t_ours * 1e3, ratio, gflop / t_ours / 1e3, error,
-                     dnn_error))
+            print("| %s | %.3f | %.3f | %s | %.3f | %.2f | %.2f | %.1e; %.1e |"
+                  % (name, gflop, t_dnn * 1e3, eager, t_ours * 1e3, ratio, gflop / t_ours / 1e3,
+                     error, dnn_error))
             continue
         if name + ".tuned" in names:
-            t_tuned, _, ratio_tuned, (error_tuned, _) = measure(name + ".tuned")
+            t_tuned, _, _, ratio_tuned, (error_tuned, _) = measure(name + ".tuned")
             cells = ("%.3f" % (t_tuned * 1e3), "%.2f" % ratio_tuned,
                      "%.2f" % (gflop / t_tuned / 1e3), "%.1e" % error_tuned)
         else:
             ratio_tuned = ratio
             cells = ("-", "-", "-", "-")
         ahead[name[0]].append(max(ratio, ratio_tuned) > 1)
-        print("| %s | %.3f | %.3f | %.3f | %s | %.2f | %s | %s | %.1e, %s; %.1e |"
-              % (name, gflop, t_dnn * 1e3, t_ours * 1e3, cells[0], ratio, cells[1], cells[2],
-                 error, cells[3], dnn_error))
+        print("| %s | %.3f | %.3f | %s | %.3f | %s | %.2f | %s | %s | %.1e, %s; %.1e |"
+              % (name, gflop, t_dnn * 1e3, eager, t_ours * 1e3, cells[0], ratio, cells[1],
+                 cells[2], error, cells[3], dnn_error))
+    timing = {t.get("timing", "eagerly") for r in keys for t in theirs[r].values()}
+    print("\ncuDNN's time: PyTorch's kernels timed %s; PyTorch eager: each call dispatched from "
+          "Python, as a user's program runs it (the ratios use the first)."
+          % " / ".join(sorted(timing)))
     print("\nAhead of cuDNN on %d of %d conv layers (C) and %d of %d depthwise layers (D)%s; the "
           "paper's TITAN X: 8 of 12 C layers. max error: the largest |result - exact| / "
           "(|data| conv |weight|), exact in float64, inputs uniform in [-1, 1)."

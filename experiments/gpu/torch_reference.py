@@ -5,15 +5,16 @@ usage: torch_reference.py BUNDLE_DIR ARRAYS_DIR RESULT_JSON
 
 For each entry of BUNDLE_DIR/bundle.json whose "reference" it knows, it loads the inputs
 cuda_runner wrote to ARRAYS_DIR, checks cuda_runner's output against PyTorch's on the GPU (float64
-on the host as the judge of both), and times PyTorch's kernel with CUDA events under the bundle's
-timer (once per reference and shapes) (warm-up, calls per repeat grown to min_repeat_ms,
-repeats). References:
+on the host as the judge of both), and times PyTorch's kernels with CUDA events under the bundle's
+timer (once per reference and shapes; warm-up, calls per repeat grown to min_repeat_ms, repeats):
+"seconds" per call replayed from a CUDA graph of 20 calls, so that the GPU's time is measured and
+not Python's dispatch, "eager_seconds" per call from Python as a user's program makes them. References:
   "matmul":            tensors[0] @ tensors[1] (cuBLAS)
   "conv2d <args JSON>": torch.nn.functional.conv2d(data, weight) with the args of
                         compiler/ops/OPERATORS.md (stride, pad top/left/bottom/right, dilation,
                         groups; cuDNN)
 TF32 is off for both. Writes {"device", "torch", "entries": [{"name", "max_error",
-"torch_max_error", "seconds"}]}; max_error is the largest |ours - exact| / (|A| op |B|), the
+"torch_max_error", "seconds", "eager_seconds", "timing"}]}; max_error is the largest |ours - exact| / (|A| op |B|), the
 error relative to the size of the terms summed (float32 sums of n terms reach about n * 6e-8).
 """
 import json
@@ -45,6 +46,34 @@ def time_calls(call, timer):
     return [batch(number) for _ in range(timer["repeat"])]
 
 
+def graphed(call, copies):
+    """A replay of a CUDA graph of `copies` calls: PyTorch's kernels back to back on the GPU
+    without Python's dispatch between them, which alone takes longer than a small convolution
+    runs (timed eagerly, a 7-microsecond layer measures PyTorch's overhead, not cuDNN)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # capture wants its warm-up on a side stream
+        for _ in range(3):
+            call()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(copies):
+            call()
+    return graph.replay
+
+
+def time_kernels(call, timer, copies=20):
+    """Seconds per call, timed through a CUDA graph of `copies` calls; with the eager times
+    (each call dispatched from Python) beside them and how the first were taken."""
+    eager = time_calls(call, timer)
+    try:
+        replay = graphed(call, copies)
+    except RuntimeError as e:  # an op that cannot be captured: eager times only
+        return eager, eager, "eagerly (graph capture failed: %s)" % str(e).splitlines()[0]
+    return [t / copies for t in time_calls(replay, timer)], eager, "from a CUDA graph of %d calls" % copies
+
+
 def make_op(reference):
     """The PyTorch function of two tensors a reference names, or None."""
     if reference == "matmul":
@@ -57,9 +86,12 @@ def make_op(reference):
         groups = args.get("groups", 1)
 
         def conv(x, w):
-            x = torch.nn.functional.pad(x, (left, right, top, bottom))
-            return torch.nn.functional.conv2d(x, w, stride=stride, dilation=dilation,
-                                              groups=groups)
+            padding = (top, left)
+            if (top, left) != (bottom, right):  # conv2d pads symmetrically only
+                x = torch.nn.functional.pad(x, (left, right, top, bottom))
+                padding = (0, 0)
+            return torch.nn.functional.conv2d(x, w, stride=stride, padding=padding,
+                                              dilation=dilation, groups=groups)
         return conv
     return None
 
@@ -93,13 +125,15 @@ def main():
         theirs = out.cpu().numpy()
         key = (entry["reference"], json.dumps(entry["tensors"]))
         if key not in timed:
-            timed[key] = time_calls(call, bundle["timer"])
+            timed[key] = time_kernels(call, bundle["timer"])
         results.append({
             "name": entry["name"],
             "max_error": float(np.nanmax(np.abs(ours - exact) / scale)) if not np.isnan(ours).any()
             else float("inf"),
             "torch_max_error": float(np.max(np.abs(theirs - exact) / scale)),
-            "seconds": timed[key],
+            "seconds": timed[key][0],
+            "eager_seconds": timed[key][1],
+            "timing": timed[key][2],
         })
     with open(out_path, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
