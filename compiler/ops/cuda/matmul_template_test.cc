@@ -12,12 +12,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 OpArgs Matmul(int64_t m, int64_t n, int64_t k) { return {{"m", m}, {"n", n}, {"k", k}}; }
 
 OpArgs Batched(int64_t batch, int64_t m, int64_t n, int64_t k) {
@@ -36,33 +30,36 @@ const OpArgs kOddBatched = Batched(4, 33, 65, 17);
 const OpArgs kOddMatmul = Matmul(45, 31, 70);
 
 TEST(BatchMatmulGpuTest, OddShapeOnOpenCl) {
-  absl::Status s =
-      testing::CheckRandomConfigs(Get("batch_matmul.gpu"), kOddBatched, 20, On("opencl"));
+  absl::Status s = testing::CheckRandomConfigs(testing::GetTemplate("batch_matmul.gpu"),
+                                               kOddBatched, 20, On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(MatmulGpuTest, OddShapeOnOpenCl) {
-  absl::Status s = testing::CheckRandomConfigs(Get("matmul.gpu"), kOddMatmul, 20, On("opencl"));
+  absl::Status s =
+      testing::CheckRandomConfigs(testing::GetTemplate("matmul.gpu"), kOddMatmul, 20, On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(MatmulGpuTest, AwkwardFallbacksOnOpenCl) {
   for (const OpArgs& args :
        {Matmul(1, 1, 1), Matmul(1, 300, 129), Matmul(128, 128, 128), Matmul(7, 2, 300)}) {
-    absl::Status s = testing::CheckFallback(Get("matmul.gpu"), args, On("opencl"));
+    absl::Status s = testing::CheckFallback(testing::GetTemplate("matmul.gpu"), args, On("opencl"));
     EXPECT_TRUE(s.ok()) << s;
   }
   for (const OpArgs& args : {Batched(1, 1, 1, 1), Batched(3, 64, 64, 64), Batched(2, 1, 50, 9)}) {
-    absl::Status s = testing::CheckFallback(Get("batch_matmul.gpu"), args, On("opencl"));
+    absl::Status s =
+        testing::CheckFallback(testing::GetTemplate("batch_matmul.gpu"), args, On("opencl"));
     EXPECT_TRUE(s.ok()) << s;
   }
 }
 
 TEST(MatmulGpuTest, FusedTailOnOpenCl) {
-  absl::Status s =
-      testing::CheckTailRandomConfigs(Get("batch_matmul.gpu"), kOddBatched, 2, On("opencl"));
+  absl::Status s = testing::CheckTailRandomConfigs(testing::GetTemplate("batch_matmul.gpu"),
+                                                   kOddBatched, 2, On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
-  s = testing::CheckTailRandomConfigs(Get("matmul.gpu"), kOddMatmul, 2, On("opencl"));
+  s = testing::CheckTailRandomConfigs(testing::GetTemplate("matmul.gpu"), kOddMatmul, 2,
+                                      On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -71,9 +68,10 @@ TEST(MatmulGpuTest, CudaSm90BuildsThroughPtxas) {
   GTEST_SKIP() << "no CUDA toolkit: " << TESSEL_CUDA_MISSING;
 #endif
   const testing::CheckOptions cuda = On("cuda -arch=sm_90");
-  absl::Status s = testing::CheckRandomConfigs(Get("batch_matmul.gpu"), kOddBatched, 20, cuda);
+  absl::Status s =
+      testing::CheckRandomConfigs(testing::GetTemplate("batch_matmul.gpu"), kOddBatched, 20, cuda);
   EXPECT_TRUE(s.ok()) << s;
-  s = testing::CheckRandomConfigs(Get("matmul.gpu"), kOddMatmul, 20, cuda);
+  s = testing::CheckRandomConfigs(testing::GetTemplate("matmul.gpu"), kOddMatmul, 20, cuda);
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -81,14 +79,15 @@ TEST(MatmulGpuTest, ArgumentErrorsNameTheKey) {
   absl::StatusOr<target::TargetFacts> facts =
       target::DescribeTarget(tessel::testing::ParseTarget("opencl"));
   ASSERT_TRUE(facts.ok()) << facts.status();
-  absl::StatusOr<search::ConfigSpace> s = Get("batch_matmul.gpu").space(Matmul(2, 2, 2), *facts);
+  absl::StatusOr<search::ConfigSpace> s =
+      testing::GetTemplate("batch_matmul.gpu").space(Matmul(2, 2, 2), *facts);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("batch_matmul.gpu"));
   EXPECT_THAT(s.status().message(), HasSubstr("'batch'"));
-  s = Get("matmul.gpu").space(Matmul(2, -1, 2), *facts);
+  s = testing::GetTemplate("matmul.gpu").space(Matmul(2, -1, 2), *facts);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("'n'"));
-  s = Get("matmul.gpu").space(Matmul(2, 2, 2), target::TargetFacts());
+  s = testing::GetTemplate("matmul.gpu").space(Matmul(2, 2, 2), target::TargetFacts());
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("is not a GPU"));
 }

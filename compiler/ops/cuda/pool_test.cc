@@ -18,12 +18,6 @@ using testing::CheckFallback;
 using testing::CheckOptions;
 using testing::CheckRandomConfigs;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 CheckOptions On(const std::string& target) {
   return {.target = tessel::testing::ParseTarget(target)};
 }
@@ -57,7 +51,7 @@ std::vector<OpArgs> PoolCases() {
 
 TEST(GpuPoolTest, MaxFallbackOnOpenCl) {
   for (const OpArgs& args : PoolCases()) {
-    absl::Status s = CheckFallback(Get("max_pool2d.gpu"), args, On("opencl"));
+    absl::Status s = CheckFallback(testing::GetTemplate("max_pool2d.gpu"), args, On("opencl"));
     EXPECT_TRUE(s.ok()) << args.dump() << ": " << s;
   }
 }
@@ -66,7 +60,7 @@ TEST(GpuPoolTest, AvgFallbackOnOpenCl) {
   for (const OpArgs& base : PoolCases()) {
     for (bool include : {false, true}) {
       const OpArgs args = With(base, {{"count_include_pad", include}});
-      absl::Status s = CheckFallback(Get("avg_pool2d.gpu"), args, On("opencl"));
+      absl::Status s = CheckFallback(testing::GetTemplate("avg_pool2d.gpu"), args, On("opencl"));
       EXPECT_TRUE(s.ok()) << args.dump() << ": " << s;
     }
   }
@@ -75,10 +69,11 @@ TEST(GpuPoolTest, AvgFallbackOnOpenCl) {
 TEST(GpuPoolTest, RandomConfigsOnOpenCl) {
   const OpArgs args = With(Pool(2, 3, 15, 28, 3, 3),
                            {{"pad", {1, 0, 1, 1}}, {"ceil_mode", true}, {"stride", {2, 1}}});
-  absl::Status s = CheckRandomConfigs(Get("max_pool2d.gpu"), args, 20, On("opencl"));
+  absl::Status s =
+      CheckRandomConfigs(testing::GetTemplate("max_pool2d.gpu"), args, 20, On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
-  s = CheckRandomConfigs(Get("avg_pool2d.gpu"), With(args, {{"count_include_pad", true}}), 20,
-                         On("opencl"));
+  s = CheckRandomConfigs(testing::GetTemplate("avg_pool2d.gpu"),
+                         With(args, {{"count_include_pad", true}}), 20, On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -95,7 +90,7 @@ std::vector<OpArgs> GlobalCases() {
 TEST(GpuPoolTest, GlobalFallbackOnOpenCl) {
   for (const std::string name : {"global_avg_pool2d.gpu", "global_max_pool2d.gpu"}) {
     for (const OpArgs& args : GlobalCases()) {
-      absl::Status s = CheckFallback(Get(name), args, On("opencl"));
+      absl::Status s = CheckFallback(testing::GetTemplate(name), args, On("opencl"));
       EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
     }
   }
@@ -105,7 +100,7 @@ TEST(GpuPoolTest, GlobalRandomConfigsOnOpenCl) {
   for (const std::string name : {"global_avg_pool2d.gpu", "global_max_pool2d.gpu"}) {
     for (const OpArgs& args : {OpArgs{{"n", 2}, {"c", 7}, {"h", 9}, {"w", 11}},
                                OpArgs{{"n", 1}, {"c", 3}, {"h", 40}, {"w", 40}}}) {
-      absl::Status s = CheckRandomConfigs(Get(name), args, 20, On("opencl"));
+      absl::Status s = CheckRandomConfigs(testing::GetTemplate(name), args, 20, On("opencl"));
       EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
     }
   }
@@ -114,12 +109,14 @@ TEST(GpuPoolTest, GlobalRandomConfigsOnOpenCl) {
 TEST(GpuPoolTest, FusedTailsOnOpenCl) {
   const OpArgs pool = With(Pool(2, 3, 9, 10, 3, 3), {{"pad", {1, 1, 0, 1}}, {"stride", {2, 2}}});
   for (const std::string name : {"max_pool2d.gpu", "avg_pool2d.gpu"}) {
-    absl::Status s = testing::CheckTailRandomConfigs(Get(name), pool, 4, On("opencl"));
+    absl::Status s =
+        testing::CheckTailRandomConfigs(testing::GetTemplate(name), pool, 4, On("opencl"));
     EXPECT_TRUE(s.ok()) << name << ": " << s;
   }
   const OpArgs global = {{"n", 2}, {"c", 5}, {"h", 6}, {"w", 7}};
   for (const std::string name : {"global_avg_pool2d.gpu", "global_max_pool2d.gpu"}) {
-    absl::Status s = testing::CheckTailRandomConfigs(Get(name), global, 4, On("opencl"));
+    absl::Status s =
+        testing::CheckTailRandomConfigs(testing::GetTemplate(name), global, 4, On("opencl"));
     EXPECT_TRUE(s.ok()) << name << ": " << s;
   }
 }
@@ -129,13 +126,14 @@ TEST(GpuPoolTest, FallbackThroughPtxas) {
   GTEST_SKIP() << "no CUDA toolkit: " << TESSEL_CUDA_MISSING;
 #endif
   const OpArgs pool = PoolCases()[0];
-  EXPECT_TRUE(CheckFallback(Get("max_pool2d.gpu"), pool, On("cuda -arch=sm_90")).ok());
-  EXPECT_TRUE(CheckFallback(Get("avg_pool2d.gpu"), With(pool, {{"count_include_pad", true}}),
-                            On("cuda -arch=sm_90"))
+  EXPECT_TRUE(
+      CheckFallback(testing::GetTemplate("max_pool2d.gpu"), pool, On("cuda -arch=sm_90")).ok());
+  EXPECT_TRUE(CheckFallback(testing::GetTemplate("avg_pool2d.gpu"),
+                            With(pool, {{"count_include_pad", true}}), On("cuda -arch=sm_90"))
                   .ok());
   for (const std::string name : {"global_avg_pool2d.gpu", "global_max_pool2d.gpu"}) {
     for (const OpArgs& args : GlobalCases()) {
-      absl::Status s = CheckFallback(Get(name), args, On("cuda -arch=sm_90"));
+      absl::Status s = CheckFallback(testing::GetTemplate(name), args, On("cuda -arch=sm_90"));
       EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
     }
   }
@@ -143,9 +141,9 @@ TEST(GpuPoolTest, FallbackThroughPtxas) {
 
 search::Config Fallback(const std::string& name, const OpArgs& args, const std::string& target) {
   const target::TargetFacts facts = *target::DescribeTarget(tessel::testing::ParseTarget(target));
-  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, facts);
+  absl::StatusOr<search::ConfigSpace> space = testing::GetTemplate(name).space(args, facts);
   EXPECT_TRUE(space.ok()) << space.status();
-  return Get(name).fallback(*space, args, facts);
+  return testing::GetTemplate(name).fallback(*space, args, facts);
 }
 
 TEST(GpuPoolTest, GlobalFallbackKnobs) {
@@ -161,7 +159,7 @@ TEST(GpuPoolTest, GlobalFallbackKnobs) {
 
 void ExpectError(const std::string& name, const OpArgs& args, const std::string& key) {
   const target::TargetFacts facts = *target::DescribeTarget(tessel::testing::ParseTarget("opencl"));
-  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, facts);
+  absl::StatusOr<search::ConfigSpace> space = testing::GetTemplate(name).space(args, facts);
   ASSERT_FALSE(space.ok()) << name << " " << args.dump();
   EXPECT_NE(space.status().message().find(name + ": "), std::string::npos)
       << space.status().message();
@@ -180,7 +178,7 @@ TEST(GpuPoolTest, ArgumentErrors) {
   ExpectError("global_max_pool2d.gpu", {{"n", 1}, {"c", 2}, {"h", 4}}, "w");
   for (const std::string name : {"max_pool2d.gpu", "global_avg_pool2d.gpu"}) {
     absl::StatusOr<search::ConfigSpace> space =
-        Get(name).space(Pool(1, 1, 4, 4, 2, 2), target::TargetFacts{});
+        testing::GetTemplate(name).space(Pool(1, 1, 4, 4, 2, 2), target::TargetFacts{});
     ASSERT_FALSE(space.ok());
     EXPECT_NE(space.status().message().find(name + ": needs a GPU target"), std::string::npos)
         << space.status().message();

@@ -17,12 +17,6 @@ using testing::CheckFallback;
 using testing::CheckOptions;
 using testing::CheckRandomConfigs;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 CheckOptions On(const std::string& target) {
   return {.target = tessel::testing::ParseTarget(target)};
 }
@@ -40,7 +34,8 @@ std::vector<OpArgs> Cases() {
 TEST(GpuReduceTest, FallbackOnOpenCl) {
   for (const nn::ReduceOp& op : nn::ReduceOps()) {
     for (const OpArgs& args : Cases()) {
-      absl::Status s = CheckFallback(Get(std::string(op.name) + ".gpu"), args, On("opencl"));
+      absl::Status s =
+          CheckFallback(testing::GetTemplate(std::string(op.name) + ".gpu"), args, On("opencl"));
       EXPECT_TRUE(s.ok()) << op.name << " " << args.dump() << ": " << s;
     }
   }
@@ -48,7 +43,7 @@ TEST(GpuReduceTest, FallbackOnOpenCl) {
 
 TEST(GpuReduceTest, RandomConfigsOnOpenCl) {
   for (const char* name : {"reduce_mean.gpu", "reduce_max.gpu", "reduce_log_sum_exp.gpu"}) {
-    absl::Status s = CheckRandomConfigs(Get(name), Cases()[2], 10, On("opencl"));
+    absl::Status s = CheckRandomConfigs(testing::GetTemplate(name), Cases()[2], 10, On("opencl"));
     EXPECT_TRUE(s.ok()) << name << ": " << s;
   }
 }
@@ -58,7 +53,7 @@ TEST(GpuReduceTest, FallbackThroughPtxas) {
   GTEST_SKIP() << "no CUDA toolkit: " << TESSEL_CUDA_MISSING;
 #endif
   for (const char* name : {"reduce_sum.gpu", "reduce_log_sum_exp.gpu"}) {
-    absl::Status s = CheckFallback(Get(name), Cases()[2], On("cuda -arch=sm_90"));
+    absl::Status s = CheckFallback(testing::GetTemplate(name), Cases()[2], On("cuda -arch=sm_90"));
     EXPECT_TRUE(s.ok()) << name << ": " << s;
   }
 }
@@ -71,7 +66,8 @@ TEST(GpuReduceTest, ArgumentErrors) {
       {{{"shape", {2, 3, 4}}, {"axes", {0, 2}}}, "axes"},
   };
   for (const auto& [args, key] : cases) {
-    absl::StatusOr<search::ConfigSpace> space = Get("reduce_sum.gpu").space(args, facts);
+    absl::StatusOr<search::ConfigSpace> space =
+        testing::GetTemplate("reduce_sum.gpu").space(args, facts);
     ASSERT_FALSE(space.ok()) << args.dump();
     EXPECT_NE(space.status().message().find("reduce_sum.gpu: "), std::string::npos)
         << space.status().message();

@@ -11,12 +11,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 OpArgs Cell(int64_t batch, int64_t input, int64_t hidden) {
   return {{"batch", batch}, {"input", input}, {"hidden", hidden}};
 }
@@ -33,19 +27,20 @@ const OpArgs kLanguageModel = Cell(1, 650, 650);
 const OpArgs kOdd = Cell(3, 10, 37);
 
 TEST(LstmCellGpuTest, LanguageModelOnOpenCl) {
-  absl::Status s =
-      testing::CheckRandomConfigs(Get("lstm_cell.gpu"), kLanguageModel, 20, On("opencl"));
+  absl::Status s = testing::CheckRandomConfigs(testing::GetTemplate("lstm_cell.gpu"),
+                                               kLanguageModel, 20, On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(LstmCellGpuTest, OddCellOnOpenCl) {
-  absl::Status s = testing::CheckRandomConfigs(Get("lstm_cell.gpu"), kOdd, 20, On("opencl"));
+  absl::Status s =
+      testing::CheckRandomConfigs(testing::GetTemplate("lstm_cell.gpu"), kOdd, 20, On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(RnnCellGpuTest, OddCellsOnOpenCl) {
-  absl::Status s =
-      testing::CheckRandomConfigs(Get("rnn_cell.gpu"), Cell(5, 12, 37), 20, On("opencl"));
+  absl::Status s = testing::CheckRandomConfigs(testing::GetTemplate("rnn_cell.gpu"),
+                                               Cell(5, 12, 37), 20, On("opencl"));
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -53,7 +48,7 @@ TEST(RecurrentCellGpuTest, AwkwardFallbacksOnOpenCl) {
   for (const char* name : {"rnn_cell.gpu", "lstm_cell.gpu"}) {
     for (const OpArgs& args :
          {Cell(1, 1, 1), Cell(1, 256, 512), Cell(2, 100, 31), Cell(8, 33, 17)}) {
-      absl::Status s = testing::CheckFallback(Get(name), args, On("opencl"));
+      absl::Status s = testing::CheckFallback(testing::GetTemplate(name), args, On("opencl"));
       EXPECT_TRUE(s.ok()) << s;
     }
   }
@@ -65,10 +60,12 @@ TEST(RecurrentCellGpuTest, CudaSm90BuildsThroughPtxas) {
 #endif
   const testing::CheckOptions cuda = On("cuda -arch=sm_90");
   for (const OpArgs& args : {kLanguageModel, kOdd}) {
-    absl::Status s = testing::CheckRandomConfigs(Get("lstm_cell.gpu"), args, 20, cuda);
+    absl::Status s =
+        testing::CheckRandomConfigs(testing::GetTemplate("lstm_cell.gpu"), args, 20, cuda);
     EXPECT_TRUE(s.ok()) << s;
   }
-  absl::Status s = testing::CheckRandomConfigs(Get("rnn_cell.gpu"), Cell(5, 12, 37), 20, cuda);
+  absl::Status s =
+      testing::CheckRandomConfigs(testing::GetTemplate("rnn_cell.gpu"), Cell(5, 12, 37), 20, cuda);
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -77,14 +74,15 @@ TEST(RecurrentCellGpuTest, ArgumentErrorsNameTheKey) {
       target::DescribeTarget(tessel::testing::ParseTarget("opencl"));
   ASSERT_TRUE(facts.ok()) << facts.status();
   for (const char* name : {"rnn_cell.gpu", "lstm_cell.gpu"}) {
-    absl::StatusOr<search::ConfigSpace> s = Get(name).space({{"batch", 1}, {"input", 4}}, *facts);
+    absl::StatusOr<search::ConfigSpace> s =
+        testing::GetTemplate(name).space({{"batch", 1}, {"input", 4}}, *facts);
     ASSERT_FALSE(s.ok());
     EXPECT_THAT(s.status().message(), HasSubstr(name));
     EXPECT_THAT(s.status().message(), HasSubstr("'hidden'"));
-    s = Get(name).space(Cell(1, 0, 4), *facts);
+    s = testing::GetTemplate(name).space(Cell(1, 0, 4), *facts);
     ASSERT_FALSE(s.ok());
     EXPECT_THAT(s.status().message(), HasSubstr("'input'"));
-    s = Get(name).space(Cell(1, 4, 4), target::TargetFacts());
+    s = testing::GetTemplate(name).space(Cell(1, 4, 4), target::TargetFacts());
     ASSERT_FALSE(s.ok());
     EXPECT_THAT(s.status().message(), HasSubstr("is not a GPU"));
   }

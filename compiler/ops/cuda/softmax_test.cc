@@ -16,12 +16,6 @@ using testing::CheckFallback;
 using testing::CheckOptions;
 using testing::CheckRandomConfigs;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 CheckOptions On(const std::string& target) {
   return {.target = tessel::testing::ParseTarget(target)};
 }
@@ -44,7 +38,7 @@ std::vector<OpArgs> Cases() {
 TEST(GpuSoftmaxTest, FallbackOnOpenCl) {
   for (const std::string name : {"softmax.gpu", "log_softmax.gpu"}) {
     for (const OpArgs& args : Cases()) {
-      absl::Status s = CheckFallback(Get(name), args, On("opencl"));
+      absl::Status s = CheckFallback(testing::GetTemplate(name), args, On("opencl"));
       EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
     }
   }
@@ -54,7 +48,7 @@ TEST(GpuSoftmaxTest, RandomConfigsOnOpenCl) {
   for (const std::string name : {"softmax.gpu", "log_softmax.gpu"}) {
     for (const OpArgs& args :
          {OpArgs{{"shape", {7, 300}}}, OpArgs{{"shape", {5, 37, 3}}, {"axis", 1}}}) {
-      absl::Status s = CheckRandomConfigs(Get(name), args, 20, On("opencl"));
+      absl::Status s = CheckRandomConfigs(testing::GetTemplate(name), args, 20, On("opencl"));
       EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
     }
   }
@@ -66,7 +60,7 @@ TEST(GpuSoftmaxTest, FallbackThroughPtxas) {
 #endif
   for (const std::string name : {"softmax.gpu", "log_softmax.gpu"}) {
     for (const OpArgs& args : {Cases()[0], Cases()[3], Cases()[9]}) {
-      absl::Status s = CheckFallback(Get(name), args, On("cuda -arch=sm_90"));
+      absl::Status s = CheckFallback(testing::GetTemplate(name), args, On("cuda -arch=sm_90"));
       EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
     }
   }
@@ -74,9 +68,10 @@ TEST(GpuSoftmaxTest, FallbackThroughPtxas) {
 
 search::Config Fallback(const OpArgs& args, const std::string& target) {
   const target::TargetFacts facts = *target::DescribeTarget(tessel::testing::ParseTarget(target));
-  absl::StatusOr<search::ConfigSpace> space = Get("softmax.gpu").space(args, facts);
+  absl::StatusOr<search::ConfigSpace> space =
+      testing::GetTemplate("softmax.gpu").space(args, facts);
   EXPECT_TRUE(space.ok()) << space.status();
-  return Get("softmax.gpu").fallback(*space, args, facts);
+  return testing::GetTemplate("softmax.gpu").fallback(*space, args, facts);
 }
 
 TEST(GpuSoftmaxTest, FallbackKnobs) {
@@ -102,7 +97,7 @@ TEST(GpuSoftmaxTest, ArgumentErrors) {
   };
   for (const std::string name : {"softmax.gpu", "log_softmax.gpu"}) {
     for (const auto& [args, key] : cases) {
-      absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, facts);
+      absl::StatusOr<search::ConfigSpace> space = testing::GetTemplate(name).space(args, facts);
       ASSERT_FALSE(space.ok()) << args.dump();
       EXPECT_NE(space.status().message().find(name + ": "), std::string::npos)
           << space.status().message();
@@ -110,7 +105,7 @@ TEST(GpuSoftmaxTest, ArgumentErrors) {
           << space.status().message();
     }
     absl::StatusOr<search::ConfigSpace> space =
-        Get(name).space({{"shape", {4}}}, target::TargetFacts{});
+        testing::GetTemplate(name).space({{"shape", {4}}}, target::TargetFacts{});
     ASSERT_FALSE(space.ok());
     EXPECT_NE(space.status().message().find("needs a GPU target"), std::string::npos);
   }

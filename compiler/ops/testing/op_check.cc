@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "baselines/torch/reference.h"
@@ -12,6 +13,22 @@
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::ops::testing {
+
+CheckOptions WithTolerance(double tolerance) {
+  CheckOptions o;
+  o.atol = tolerance;
+  o.rtol = tolerance;
+  return o;
+}
+
+const Template& GetTemplate(const std::string& name) {
+  absl::StatusOr<const Template*> t = FindTemplate(name);
+  if (!t.ok()) {
+    ADD_FAILURE() << t.status();
+    std::abort();
+  }
+  return **t;
+}
 
 absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
                             const std::vector<runtime::NDArray>& want,
@@ -51,7 +68,8 @@ absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Co
   if (!f.ok()) return annotate(f.status());
   if (!f->has_value()) return absl::OkStatus();
   std::vector<runtime::NDArray> inputs = RandomInputs(program->logical_inputs, options.seed);
-  absl::StatusOr<std::vector<runtime::NDArray>> got = RunLogical(*program, **f, inputs, target::TargetDevice(options.target));
+  absl::StatusOr<std::vector<runtime::NDArray>> got =
+      RunLogical(*program, **f, inputs, target::TargetDevice(options.target));
   if (!got.ok()) return annotate(got.status());
   absl::StatusOr<std::vector<runtime::NDArray>> want =
       baselines::TorchReference(t.op, args, inputs);

@@ -34,6 +34,13 @@ struct CheckOptions {
   target::Target target = tessel::testing::TestTarget();
 };
 
+// Options with atol = rtol = tolerance, for outputs summed over long enough reductions that float32
+// rounding passes the default.
+CheckOptions WithTolerance(double tolerance);
+
+// The registered template `name`; a test failure when there is none (then it aborts).
+const Template& GetTemplate(const std::string& name);
+
 // got against want with options' tolerances.
 absl::Status CompareOutputs(const std::vector<runtime::NDArray>& got,
                             const std::vector<runtime::NDArray>& want, const CheckOptions& options);

@@ -11,27 +11,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 OpArgs Mm(int64_t m, int64_t n, int64_t k) { return {{"m", m}, {"n", n}, {"k", k}}; }
 OpArgs Bmm(int64_t b, int64_t m, int64_t n, int64_t k) {
   return {{"batch", b}, {"m", m}, {"n", n}, {"k", k}};
 }
 
-testing::CheckOptions Loose() {
-  testing::CheckOptions o;
-  o.atol = 2e-3;
-  o.rtol = 2e-3;
-  return o;
-}
-
 // The fallback with pack_b forced to `pack`.
 absl::Status CheckPacking(const Template& t, const OpArgs& args, int pack) {
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(Loose().target);
+  absl::StatusOr<target::TargetFacts> facts =
+      target::DescribeTarget(testing::WithTolerance(2e-3).target);
   if (!facts.ok()) return facts.status();
   absl::StatusOr<search::ConfigSpace> space = t.space(args, *facts);
   if (!space.ok()) return space.status();
@@ -41,19 +29,20 @@ absl::Status CheckPacking(const Template& t, const OpArgs& args, int pack) {
   absl::StatusOr<search::Config> config = space->FromJson(j);
   if (!config.ok()) return config.status();
   if (absl::Status s = space->Validate(*config); !s.ok()) return s;
-  return testing::CheckConfig(t, args, *config, Loose());
+  return testing::CheckConfig(t, args, *config, testing::WithTolerance(2e-3));
 }
 
 TEST(MatmulTiledTest, FallbackShapes) {
   for (const OpArgs& args : {Mm(128, 128, 128), Mm(1, 64, 300), Mm(7, 13, 17), Mm(1, 1, 1),
                              Mm(37, 29, 31), Mm(64, 100, 3)}) {
-    absl::Status s = testing::CheckFallback(Get("matmul_tiled.x86"), args, Loose());
+    absl::Status s = testing::CheckFallback(testing::GetTemplate("matmul_tiled.x86"), args,
+                                            testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
 }
 
 TEST(MatmulTiledTest, BothPackingChoices) {
-  const Template& t = Get("matmul_tiled.x86");
+  const Template& t = testing::GetTemplate("matmul_tiled.x86");
   for (const OpArgs& args : {Mm(40, 64, 33), Mm(1, 32, 19)}) {
     for (int pack : {0, 1}) {
       absl::Status s = CheckPacking(t, args, pack);
@@ -64,8 +53,9 @@ TEST(MatmulTiledTest, BothPackingChoices) {
 
 TEST(MatmulTiledTest, PackingFilter) {
   // Column tiles that do not divide n need the packed (zero-padded) b.
-  const Template& t = Get("matmul_tiled.x86");
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(Loose().target);
+  const Template& t = testing::GetTemplate("matmul_tiled.x86");
+  absl::StatusOr<target::TargetFacts> facts =
+      target::DescribeTarget(testing::WithTolerance(2e-3).target);
   ASSERT_TRUE(facts.ok());
   absl::StatusOr<search::ConfigSpace> space = t.space(Mm(8, 13, 8), *facts);
   ASSERT_TRUE(space.ok());
@@ -81,38 +71,41 @@ TEST(MatmulTiledTest, PackingFilter) {
 }
 
 TEST(MatmulTiledTest, RandomConfigs) {
-  absl::Status s =
-      testing::CheckRandomConfigs(Get("matmul_tiled.x86"), Mm(19, 48, 23), 20, Loose());
+  absl::Status s = testing::CheckRandomConfigs(testing::GetTemplate("matmul_tiled.x86"),
+                                               Mm(19, 48, 23), 20, testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(BatchMatmulTiledTest, FallbackShapes) {
   for (const OpArgs& args : {Bmm(3, 7, 13, 17), Bmm(3, 1, 64, 40), Bmm(2, 64, 64, 64),
                              Bmm(5, 31, 1, 9), Bmm(1, 1, 1, 1)}) {
-    absl::Status s = testing::CheckFallback(Get("batch_matmul_tiled.x86"), args, Loose());
+    absl::Status s = testing::CheckFallback(testing::GetTemplate("batch_matmul_tiled.x86"), args,
+                                            testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
 }
 
 TEST(BatchMatmulTiledTest, BothPackingChoicesAndRandomConfigs) {
-  const Template& t = Get("batch_matmul_tiled.x86");
+  const Template& t = testing::GetTemplate("batch_matmul_tiled.x86");
   for (int pack : {0, 1}) {
     absl::Status s = CheckPacking(t, Bmm(3, 9, 32, 21), pack);
     EXPECT_TRUE(s.ok()) << "pack_b=" << pack << ": " << s;
   }
-  absl::Status s = testing::CheckRandomConfigs(t, Bmm(3, 11, 24, 13), 20, Loose());
+  absl::Status s =
+      testing::CheckRandomConfigs(t, Bmm(3, 11, 24, 13), 20, testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(BatchMatmulTiledTest, ArgumentErrorsNameTheKey) {
   target::TargetFacts facts;
-  absl::StatusOr<search::ConfigSpace> s = Get("batch_matmul_tiled.x86").space(Mm(2, 2, 2), facts);
+  absl::StatusOr<search::ConfigSpace> s =
+      testing::GetTemplate("batch_matmul_tiled.x86").space(Mm(2, 2, 2), facts);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("'batch'"));
-  s = Get("batch_matmul_tiled.x86").space(Bmm(2, 2, -1, 2), facts);
+  s = testing::GetTemplate("batch_matmul_tiled.x86").space(Bmm(2, 2, -1, 2), facts);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("'n'"));
-  s = Get("matmul_tiled.x86").space({{"m", 2}, {"n", 2}, {"k", "x"}}, facts);
+  s = testing::GetTemplate("matmul_tiled.x86").space({{"m", 2}, {"n", 2}, {"k", "x"}}, facts);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("'k'"));
 }

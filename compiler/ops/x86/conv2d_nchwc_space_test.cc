@@ -36,13 +36,6 @@ target::TargetFacts Avx2() {
   return facts;
 }
 
-testing::CheckOptions Loose() {
-  testing::CheckOptions o;
-  o.atol = 2e-3;
-  o.rtol = 2e-3;
-  return o;
-}
-
 // Value indices of the knobs after the first five.
 std::vector<int64_t> NewKnobs(const search::Config& c) {
   return {c.value_indices().begin() + 5, c.value_indices().end()};
@@ -81,11 +74,12 @@ TEST(Conv2dNchwcSpaceTest, FallbackRegisterTileFitsTheTarget) {
     EXPECT_EQ(f.split("tile_oc")[1], c.ocb) << where << f.ToString();
     EXPECT_EQ(f.split("tile_oh")[1], c.reg_h) << where << f.ToString();
     EXPECT_EQ(f.split("tile_ow")[1], c.reg_n) << where << f.ToString();
-    EXPECT_EQ(NewKnobs(f)[1], 0) << where;  // reorder_reduce: icc, kh, kw, icb
+    EXPECT_EQ(NewKnobs(f)[1], 0) << where;           // reorder_reduce: icc, kh, kw, icb
     EXPECT_EQ(NewKnobs(f)[2], c.oc_inner) << where;  // oc_inner
   }
   // The host's own fallback on a small layer computes what libtorch computes.
-  const absl::Status s = testing::CheckFallback(Nchwc(), SquareConvArgs(8, 14, 32, 3, 2, 1), Loose());
+  const absl::Status s = testing::CheckFallback(Nchwc(), SquareConvArgs(8, 14, 32, 3, 2, 1),
+                                                testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -147,7 +141,8 @@ TEST(Conv2dNchwcSpaceTest, EveryPointOfASmallSpaceLowers) {
 // height (15) has odd factors only.
 TEST(Conv2dNchwcSpaceTest, EveryNewKnobCombinationComputes) {
   const OpArgs args = SquareConvArgs(8, 15, 16, 3, 1, 1);
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(Loose().target);
+  absl::StatusOr<target::TargetFacts> facts =
+      target::DescribeTarget(testing::WithTolerance(2e-3).target);
   ASSERT_TRUE(facts.ok()) << facts.status();
   absl::StatusOr<search::ConfigSpace> space = Nchwc().space(args, *facts);
   ASSERT_TRUE(space.ok()) << space.status();
@@ -165,7 +160,7 @@ TEST(Conv2dNchwcSpaceTest, EveryNewKnobCombinationComputes) {
           absl::StatusOr<search::Config> c = space->FromValueIndices(v);
           ASSERT_TRUE(c.ok()) << c.status();
           if (!space->Validate(*c).ok()) continue;
-          absl::Status s = testing::CheckConfig(Nchwc(), args, *c, Loose());
+          absl::Status s = testing::CheckConfig(Nchwc(), args, *c, testing::WithTolerance(2e-3));
           EXPECT_TRUE(s.ok()) << s;
           ++checked;
           break;
@@ -187,7 +182,7 @@ TEST(Conv2dNchwcSpaceTest, RandomConfigsOnAwkwardLayers) {
   dilated["dilation"] = {2, 2};
   dilated["n"] = 2;
   for (const OpArgs& args : {SquareConvArgs(8, 13, 16, 3, 2, 1), asym, dilated}) {
-    absl::Status s = testing::CheckRandomConfigs(Nchwc(), args, 20, Loose());
+    absl::Status s = testing::CheckRandomConfigs(Nchwc(), args, 20, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
 }
@@ -206,13 +201,13 @@ TEST(Conv2dNchwcSpaceTest, TransposeRandomConfigs) {
                        {"stride", {2, 2}},
                        {"pad", {1, 1, 1, 1}},
                        {"output_padding", {0, 0}}};
-  absl::Status s = testing::CheckRandomConfigs(**t, args, 20, Loose());
+  absl::Status s = testing::CheckRandomConfigs(**t, args, 20, testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(Conv2dNchwcSpaceTest, RandomConfigsOfC6) {
-  absl::Status s =
-      testing::CheckRandomConfigs(Nchwc(), SquareConvArgs(128, 28, 128, 3, 1, 1), 8, Loose());
+  absl::Status s = testing::CheckRandomConfigs(Nchwc(), SquareConvArgs(128, 28, 128, 3, 1, 1), 8,
+                                               testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 

@@ -13,34 +13,21 @@ using ops::testing::SquareConvArgs;
 
 using ::testing::HasSubstr;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 // Sums of ic * k * k products of values in [-1, 1): rounding grows with the reduction length.
-testing::CheckOptions Loose() {
-  testing::CheckOptions o;
-  o.atol = 2e-3;
-  o.rtol = 2e-3;
-  return o;
-}
-
 TEST(Conv2dNchwcTest, Table2LayersFallback) {
-  const Template& t = Get("conv2d_nchwc.x86");
+  const Template& t = testing::GetTemplate("conv2d_nchwc.x86");
   for (const OpArgs& args :
        {SquareConvArgs(3, 224, 64, 7, 2, 3), SquareConvArgs(64, 56, 64, 3, 1, 1),
         SquareConvArgs(64, 56, 64, 1, 1, 0), SquareConvArgs(64, 56, 128, 3, 2, 1),
         SquareConvArgs(128, 28, 256, 1, 2, 0), SquareConvArgs(256, 14, 256, 3, 1, 1),
         SquareConvArgs(512, 7, 512, 3, 1, 1)}) {
-    EXPECT_TRUE(testing::CheckFallback(t, args, Loose()).ok())
-        << testing::CheckFallback(t, args, Loose());
+    EXPECT_TRUE(testing::CheckFallback(t, args, testing::WithTolerance(2e-3)).ok())
+        << testing::CheckFallback(t, args, testing::WithTolerance(2e-3));
   }
 }
 
 TEST(Conv2dNchwcTest, AwkwardShapes) {
-  const Template& t = Get("conv2d_nchwc.x86");
+  const Template& t = testing::GetTemplate("conv2d_nchwc.x86");
   OpArgs asym = SquareConvArgs(5, 13, 7, 3, 1, 0);
   asym["w"] = 17;
   asym["pad"] = {1, 0, 2, 1};
@@ -52,46 +39,46 @@ TEST(Conv2dNchwcTest, AwkwardShapes) {
   rect["n"] = 2;
   for (const OpArgs& args : {asym, dilated, rect, SquareConvArgs(13, 7, 11, 1, 1, 0),
                              SquareConvArgs(3, 1, 5, 1, 1, 0)}) {
-    absl::Status s = testing::CheckFallback(t, args, Loose());
+    absl::Status s = testing::CheckFallback(t, args, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
 }
 
 TEST(Conv2dNchwcTest, RandomConfigs) {
-  const Template& t = Get("conv2d_nchwc.x86");
+  const Template& t = testing::GetTemplate("conv2d_nchwc.x86");
   OpArgs args = SquareConvArgs(24, 10, 48, 3, 1, 1);
   args["pad"] = {1, 0, 1, 2};
-  absl::Status s = testing::CheckRandomConfigs(t, args, 20, Loose());
+  absl::Status s = testing::CheckRandomConfigs(t, args, 20, testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(Conv2dNchwTest, GroupsStridesAndRandomConfigs) {
-  const Template& t = Get("conv2d_nchw.x86");
+  const Template& t = testing::GetTemplate("conv2d_nchw.x86");
   OpArgs grouped = SquareConvArgs(12, 9, 8, 3, 2, 1, 4);
   grouped["pad"] = {0, 1, 2, 1};
   for (const OpArgs& args :
        {SquareConvArgs(64, 28, 64, 3, 1, 1), grouped, SquareConvArgs(8, 8, 8, 3, 1, 1, 8),
         SquareConvArgs(3, 17, 5, 5, 3, 2)}) {
-    absl::Status s = testing::CheckFallback(t, args, Loose());
+    absl::Status s = testing::CheckFallback(t, args, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
-  absl::Status s = testing::CheckRandomConfigs(t, grouped, 20, Loose());
+  absl::Status s = testing::CheckRandomConfigs(t, grouped, 20, testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(DepthwiseConv2dNchwcTest, Table2LayersAwkwardAndRandom) {
-  const Template& t = Get("depthwise_conv2d_nchwc.x86");
+  const Template& t = testing::GetTemplate("depthwise_conv2d_nchwc.x86");
   OpArgs asym = SquareConvArgs(24, 15, 24, 3, 2, 1, 24);
   asym["pad"] = {0, 1, 1, 0};
   for (const OpArgs& args :
        {SquareConvArgs(32, 112, 32, 3, 1, 1, 32), SquareConvArgs(64, 112, 64, 3, 2, 1, 64),
         SquareConvArgs(512, 14, 512, 3, 1, 1, 512), SquareConvArgs(1024, 7, 1024, 3, 1, 1, 1024),
         asym, SquareConvArgs(7, 5, 7, 5, 1, 2, 7)}) {
-    absl::Status s = testing::CheckFallback(t, args, Loose());
+    absl::Status s = testing::CheckFallback(t, args, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
-  absl::Status s =
-      testing::CheckRandomConfigs(t, SquareConvArgs(48, 12, 48, 3, 2, 1, 48), 20, Loose());
+  absl::Status s = testing::CheckRandomConfigs(t, SquareConvArgs(48, 12, 48, 3, 2, 1, 48), 20,
+                                               testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -106,7 +93,7 @@ TEST(Conv2dTemplatesTest, FallbackForBlockReadsThatBlock) {
   const OpArgs pointwise = SquareConvArgs(64, 14, 48, 1, 1, 0, 1);
   for (const auto& [name, args] : {std::pair{"depthwise_conv2d_nchwc.x86", depthwise},
                                    std::pair{"conv2d_nchwc.x86", pointwise}}) {
-    const Template& t = Get(name);
+    const Template& t = testing::GetTemplate(name);
     ASSERT_TRUE(t.fallback_for_block) << name;
     absl::StatusOr<search::ConfigSpace> space = t.space(args, *facts);
     ASSERT_TRUE(space.ok()) << space.status();
@@ -114,7 +101,7 @@ TEST(Conv2dTemplatesTest, FallbackForBlockReadsThatBlock) {
       std::optional<search::Config> config = t.fallback_for_block(*space, args, *facts, block);
       ASSERT_TRUE(config.has_value()) << name << " block " << block;
       EXPECT_EQ(t.channel_blocks(*config, args, *facts).in, block) << name;
-      absl::Status s = testing::CheckConfig(t, args, *config, Loose());
+      absl::Status s = testing::CheckConfig(t, args, *config, testing::WithTolerance(2e-3));
       EXPECT_TRUE(s.ok()) << name << " block " << block << ": " << s;
     }
     EXPECT_FALSE(t.fallback_for_block(*space, args, *facts, 5).has_value()) << name;
@@ -135,23 +122,24 @@ OpArgs Transpose(int64_t ic, int64_t hw, int64_t oc, int64_t k, int64_t s, int64
 }
 
 TEST(Conv2dTransposeTest, DcganLayersAwkwardAndRandom) {
-  const Template& t = Get("conv2d_transpose_nchwc.x86");
+  const Template& t = testing::GetTemplate("conv2d_transpose_nchwc.x86");
   OpArgs odd = Transpose(6, 5, 10, 3, 2, 1);
   odd["pad"] = {0, 1, 2, 0};
   odd["output_padding"] = {1, 0};
   for (const OpArgs& args : {Transpose(512, 4, 256, 4, 2, 1), Transpose(128, 16, 64, 4, 2, 1),
                              Transpose(64, 32, 3, 4, 2, 1), odd, Transpose(5, 3, 7, 3, 1, 0)}) {
-    absl::Status s = testing::CheckFallback(t, args, Loose());
+    absl::Status s = testing::CheckFallback(t, args, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
-  absl::Status s = testing::CheckRandomConfigs(t, Transpose(8, 6, 16, 4, 2, 1), 20, Loose());
+  absl::Status s = testing::CheckRandomConfigs(t, Transpose(8, 6, 16, 4, 2, 1), 20,
+                                               testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(Conv2dTemplatesTest, BadArgumentsNameTheKey) {
   const target::TargetFacts facts;
   auto error = [&](const std::string& name, const OpArgs& args) {
-    absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, facts);
+    absl::StatusOr<search::ConfigSpace> space = testing::GetTemplate(name).space(args, facts);
     EXPECT_FALSE(space.ok());
     return std::string(space.status().message());
   };
@@ -179,9 +167,11 @@ TEST(Conv2dTemplatesTest, BadArgumentsNameTheKey) {
 TEST(Conv2dTemplatesTest, ConfigOutsideTheSpaceIsAClearError) {
   const target::TargetFacts facts;
   const OpArgs args = SquareConvArgs(64, 56, 64, 3, 1, 1);
-  absl::StatusOr<search::ConfigSpace> space = Get("conv2d_nchwc.x86").space(args, facts);
+  absl::StatusOr<search::ConfigSpace> space =
+      testing::GetTemplate("conv2d_nchwc.x86").space(args, facts);
   ASSERT_TRUE(space.ok()) << space.status();
-  nlohmann::json json = Get("conv2d_nchwc.x86").fallback(*space, args, facts).ToJson();
+  nlohmann::json json =
+      testing::GetTemplate("conv2d_nchwc.x86").fallback(*space, args, facts).ToJson();
   ASSERT_TRUE(space->FromJson(json).ok());
   json["knobs"]["tile_oc"] = {3, 21};  // 21 does not divide 64
   absl::StatusOr<search::Config> bad = space->FromJson(json);

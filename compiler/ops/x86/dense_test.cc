@@ -21,18 +21,11 @@ OpArgs Args(int64_t m, int64_t n, int64_t k, bool bias = false) {
 }
 
 // Sums of k products of values in [-1, 1): the rounding error grows with k.
-testing::CheckOptions Loose() {
-  testing::CheckOptions o;
-  o.atol = 2e-3;
-  o.rtol = 2e-3;
-  return o;
-}
-
 TEST(DensePackTest, NetworkShapesFallback) {
   // DQN's first dense layer at batch 1, a square product, a classifier with bias.
   for (const OpArgs& args :
        {Args(1, 512, 3136, true), Args(128, 128, 128), Args(16, 1000, 512, true)}) {
-    absl::Status s = testing::CheckFallback(Dense(), args, Loose());
+    absl::Status s = testing::CheckFallback(Dense(), args, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
 }
@@ -41,14 +34,14 @@ TEST(DensePackTest, AwkwardShapesFallback) {
   for (const OpArgs& args :
        {Args(1, 1, 1), Args(7, 13, 17, true), Args(3, 5, 1000), Args(31, 37, 41),
         Args(1, 97, 33, true), Args(9, 130, 19), Args(2, 3, 4, true)}) {
-    absl::Status s = testing::CheckFallback(Dense(), args, Loose());
+    absl::Status s = testing::CheckFallback(Dense(), args, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
 }
 
 TEST(DensePackTest, Avx2TargetFallback) {
   // 8 lanes and 16 registers: smaller tiles (and no AVX-512 instructions).
-  testing::CheckOptions o = Loose();
+  testing::CheckOptions o = testing::WithTolerance(2e-3);
   o.target = tessel::testing::ParseTarget("llvm -mcpu=haswell");
   for (const OpArgs& args : {Args(1, 100, 300, true), Args(19, 45, 64)}) {
     absl::Status s = testing::CheckFallback(Dense(), args, o);
@@ -57,7 +50,8 @@ TEST(DensePackTest, Avx2TargetFallback) {
 }
 
 TEST(DensePackTest, BothWeightLayouts) {
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(Loose().target);
+  absl::StatusOr<target::TargetFacts> facts =
+      target::DescribeTarget(testing::WithTolerance(2e-3).target);
   ASSERT_TRUE(facts.ok()) << facts.status();
   for (const OpArgs& args : {Args(13, 37, 29, true), Args(1, 64, 100), Args(8, 1000, 3)}) {
     absl::StatusOr<search::ConfigSpace> space = Dense().space(args, *facts);
@@ -68,16 +62,17 @@ TEST(DensePackTest, BothWeightLayouts) {
       j["knobs"]["pack_weight"] = pack;
       absl::StatusOr<search::Config> config = space->FromJson(j);
       ASSERT_TRUE(config.ok()) << config.status();
-      absl::Status s = testing::CheckConfig(Dense(), args, *config, Loose());
+      absl::Status s = testing::CheckConfig(Dense(), args, *config, testing::WithTolerance(2e-3));
       EXPECT_TRUE(s.ok()) << "pack_weight=" << pack << ": " << s;
     }
   }
 }
 
 TEST(DensePackTest, RandomConfigs) {
-  absl::Status s = testing::CheckRandomConfigs(Dense(), Args(13, 37, 29, true), 20, Loose());
+  absl::Status s = testing::CheckRandomConfigs(Dense(), Args(13, 37, 29, true), 20,
+                                               testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
-  s = testing::CheckRandomConfigs(Dense(), Args(1, 64, 100), 20, Loose());
+  s = testing::CheckRandomConfigs(Dense(), Args(1, 64, 100), 20, testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 

@@ -20,12 +20,6 @@ using testing::CheckFallback;
 using testing::CheckRandomConfigs;
 using testing::CheckTailRandomConfigs;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 const std::vector<OpArgs>& ActivationShapes() {
   static const auto* shapes = new std::vector<OpArgs>{{1},
                                                       {7},
@@ -56,7 +50,7 @@ TEST(ElementwiseTest, UnaryFallback) {
     const std::string op = unary.name;
     for (const OpArgs& shape : ActivationShapes()) {
       const OpArgs args = UnaryArgs(op, shape);
-      const absl::Status s = CheckFallback(Get(op + ".x86"), args);
+      const absl::Status s = CheckFallback(testing::GetTemplate(op + ".x86"), args);
       EXPECT_TRUE(s.ok()) << op << " " << args.dump() << ": " << s;
     }
   }
@@ -64,18 +58,19 @@ TEST(ElementwiseTest, UnaryFallback) {
 
 TEST(ElementwiseTest, UnaryDefaultAttributes) {
   for (const std::string op : {"leaky_relu", "elu", "selu", "hard_sigmoid", "thresholded_relu"}) {
-    const absl::Status s = CheckFallback(Get(op + ".x86"), {{"shape", {4, 33}}});
+    const absl::Status s = CheckFallback(testing::GetTemplate(op + ".x86"), {{"shape", {4, 33}}});
     EXPECT_TRUE(s.ok()) << op << ": " << s;
   }
-  const absl::Status s =
-      CheckFallback(Get("gelu.x86"), {{"shape", {4, 33}}, {"approximate", "tanh"}});
+  const absl::Status s = CheckFallback(testing::GetTemplate("gelu.x86"),
+                                       {{"shape", {4, 33}}, {"approximate", "tanh"}});
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(ElementwiseTest, UnaryRandomConfigs) {
   for (const nn::UnaryOp& unary : nn::UnaryOps()) {
     const std::string op = unary.name;
-    absl::Status s = CheckRandomConfigs(Get(op + ".x86"), UnaryArgs(op, {3, 7, 29}), 8);
+    absl::Status s =
+        CheckRandomConfigs(testing::GetTemplate(op + ".x86"), UnaryArgs(op, {3, 7, 29}), 8);
     EXPECT_TRUE(s.ok()) << op << ": " << s;
   }
 }
@@ -103,7 +98,7 @@ TEST(ElementwiseTest, BinaryBroadcastingFallback) {
     const std::string op = nn::BinaryOpName(kind);
     for (const auto& [a, b] : BroadcastCases()) {
       const OpArgs args = {{"a_shape", a}, {"b_shape", b}};
-      absl::Status s = CheckFallback(Get(op + ".x86"), args);
+      absl::Status s = CheckFallback(testing::GetTemplate(op + ".x86"), args);
       EXPECT_TRUE(s.ok()) << op << " " << args.dump() << ": " << s;
     }
   }
@@ -113,11 +108,11 @@ TEST(ElementwiseTest, BinaryRandomConfigs) {
   for (nn::BinaryOp kind : nn::AllBinaryOps()) {
     const std::string op = nn::BinaryOpName(kind);
     const OpArgs args = {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}};
-    absl::Status s = CheckRandomConfigs(Get(op + ".x86"), args, 20);
+    absl::Status s = CheckRandomConfigs(testing::GetTemplate(op + ".x86"), args, 20);
     EXPECT_TRUE(s.ok()) << op << ": " << s;
   }
-  absl::Status s =
-      CheckRandomConfigs(Get("add.x86"), {{"a_shape", {3, 1, 37}}, {"b_shape", {4, 1}}}, 20);
+  absl::Status s = CheckRandomConfigs(testing::GetTemplate("add.x86"),
+                                      {{"a_shape", {3, 1, 37}}, {"b_shape", {4, 1}}}, 20);
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -127,7 +122,8 @@ TEST(ElementwiseTest, BinaryRandomConfigs) {
 TEST(ElementwiseTest, TailsOverViews) {
   for (const std::string op : {"relu", "sigmoid", "gelu"}) {
     for (const OpArgs& shape : {OpArgs{2, 3, 17}, OpArgs{1, 64, 7, 7}, OpArgs{2, 2, 3, 5, 19}}) {
-      const absl::Status s = CheckTailRandomConfigs(Get(op + ".x86"), UnaryArgs(op, shape), 3);
+      const absl::Status s =
+          CheckTailRandomConfigs(testing::GetTemplate(op + ".x86"), UnaryArgs(op, shape), 3);
       EXPECT_TRUE(s.ok()) << s;
     }
   }
@@ -137,8 +133,8 @@ TEST(ElementwiseTest, TailsOverViews) {
          std::vector<std::pair<OpArgs, OpArgs>>{{{2, 16, 5, 7}, {16, 1, 1}},
                                                 {{3, 1, 5}, {1, 4, 1}},
                                                 {{1, 3, 1, 11}, {2, 1, 13, 11}}}) {
-      const absl::Status s =
-          CheckTailRandomConfigs(Get(op + ".x86"), {{"a_shape", a}, {"b_shape", b}}, 3);
+      const absl::Status s = CheckTailRandomConfigs(testing::GetTemplate(op + ".x86"),
+                                                    {{"a_shape", a}, {"b_shape", b}}, 3);
       EXPECT_TRUE(s.ok()) << s;
     }
   }
@@ -146,7 +142,7 @@ TEST(ElementwiseTest, TailsOverViews) {
 
 // A tail that cannot be evaluated over views, or whose input does not broadcast to the output.
 TEST(ElementwiseTest, TailErrors) {
-  const Template& relu = Get("relu.x86");
+  const Template& relu = testing::GetTemplate("relu.x86");
   const OpArgs args = {{"shape", {2, 3, 4}}};
   const target::TargetFacts facts;
   absl::StatusOr<search::ConfigSpace> space = relu.space(args, facts);
@@ -176,9 +172,9 @@ TEST(ElementwiseTest, BinaryInOtherElementTypes) {
     for (const std::string dtype : {"float64", "int32", "int64"}) {
       if (!nn::BinaryElementType(kind, dtype).ok()) continue;
       const OpArgs args = {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}, {"dtype", dtype}};
-      absl::Status s = CheckFallback(Get(op + ".x86"), args);
+      absl::Status s = CheckFallback(testing::GetTemplate(op + ".x86"), args);
       EXPECT_TRUE(s.ok()) << op << " " << dtype << ": " << s;
-      s = CheckRandomConfigs(Get(op + ".x86"), args, 5);
+      s = CheckRandomConfigs(testing::GetTemplate(op + ".x86"), args, 5);
       EXPECT_TRUE(s.ok()) << op << " " << dtype << ": " << s;
     }
   }
@@ -189,7 +185,8 @@ TEST(ElementwiseTest, BinaryInOtherElementTypes) {
 }
 
 void ExpectError(const std::string& name, const OpArgs& args, const std::string& key) {
-  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, target::TargetFacts{});
+  absl::StatusOr<search::ConfigSpace> space =
+      testing::GetTemplate(name).space(args, target::TargetFacts{});
   ASSERT_FALSE(space.ok()) << name << " " << args.dump();
   EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
       << space.status().message();

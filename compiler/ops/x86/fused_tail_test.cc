@@ -13,14 +13,8 @@ namespace {
 using testing::CheckTailRandomConfigs;
 using testing::SquareConvArgs;
 
-const Template& Find(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 void ExpectTail(const std::string& name, const std::vector<OpArgs>& cases, int configs) {
-  const Template& t = Find(name);
+  const Template& t = testing::GetTemplate(name);
   for (const OpArgs& args : cases) {
     absl::Status s = CheckTailRandomConfigs(t, args, configs);
     EXPECT_TRUE(s.ok()) << s;
@@ -146,8 +140,8 @@ TEST(FusedTailTest, GlobalMaxPool2d) {
 }
 
 TEST(FusedTailTest, TemplatesWithoutTailSayso) {
-  absl::Status s =
-      testing::CheckTailConfig(Find("transpose.x86"), {{"shape", {2, 3}}}, search::Config());
+  absl::Status s = testing::CheckTailConfig(testing::GetTemplate("transpose.x86"),
+                                            {{"shape", {2, 3}}}, search::Config());
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
 }
 

@@ -14,26 +14,13 @@ namespace {
 using ops::testing::SquareConvArgs;
 using ::testing::HasSubstr;
 
-const Template& Find(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
-const Template& Multilevel() { return Find("conv2d_multilevel.x86"); }
+const Template& Multilevel() { return testing::GetTemplate("conv2d_multilevel.x86"); }
 
 target::TargetFacts Facts() {
   absl::StatusOr<target::TargetFacts> facts =
       target::DescribeTarget(testing::CheckOptions().target);
   EXPECT_TRUE(facts.ok()) << facts.status();
   return *facts;
-}
-
-testing::CheckOptions Loose() {
-  testing::CheckOptions o;
-  o.atol = 2e-3;
-  o.rtol = 2e-3;
-  return o;
 }
 
 // The number of valid points of t's space on args, estimated from uniformly drawn points of the
@@ -57,7 +44,7 @@ double ValidPoints(const Template& t, const OpArgs& args) {
 // 3x3) and a BERT-base attention product (12 heads, 128 x 64 times 64 x 128).
 TEST(MultilevelTest, SpacesHaveMoreThanTenMillionValidPoints) {
   EXPECT_GT(ValidPoints(Multilevel(), SquareConvArgs(128, 28, 128, 3, 1, 1)), 1e7);
-  EXPECT_GT(ValidPoints(Find("batch_matmul_multilevel.x86"),
+  EXPECT_GT(ValidPoints(testing::GetTemplate("batch_matmul_multilevel.x86"),
                         {{"batch", 12}, {"m", 128}, {"n", 128}, {"k", 64}}),
             1e7);
 }
@@ -76,7 +63,7 @@ TEST(Conv2dMultilevelTest, FallbackOnTable2LayersAndAwkwardShapes) {
        {SquareConvArgs(3, 224, 64, 7, 2, 3), SquareConvArgs(64, 56, 64, 1, 1, 0),
         SquareConvArgs(128, 28, 128, 3, 1, 1), SquareConvArgs(512, 7, 512, 3, 1, 1), asym, dilated,
         rect}) {
-    absl::Status s = testing::CheckFallback(Multilevel(), args, Loose());
+    absl::Status s = testing::CheckFallback(Multilevel(), args, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << args.dump() << ": " << s;
   }
 }
@@ -87,35 +74,37 @@ TEST(Conv2dMultilevelTest, RandomConfigs) {
   OpArgs padded = SquareConvArgs(24, 10, 48, 3, 1, 1);
   padded["pad"] = {1, 0, 1, 2};
   for (const OpArgs& args : {padded, SquareConvArgs(16, 12, 32, 3, 2, 1)}) {
-    absl::Status s = testing::CheckRandomConfigs(Multilevel(), args, 15, Loose());
+    absl::Status s =
+        testing::CheckRandomConfigs(Multilevel(), args, 15, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << s;
   }
 }
 
 TEST(DenseMultilevelTest, FallbackAndRandomConfigs) {
-  const Template& t = Find("dense_multilevel.x86");
+  const Template& t = testing::GetTemplate("dense_multilevel.x86");
   for (const OpArgs& args : {OpArgs{{"m", 1}, {"n", 1000}, {"k", 512}, {"bias", true}},
                              OpArgs{{"m", 6}, {"n", 40}, {"k", 24}, {"bias", false}}}) {
-    absl::Status s = testing::CheckFallback(t, args, Loose());
+    absl::Status s = testing::CheckFallback(t, args, testing::WithTolerance(2e-3));
     EXPECT_TRUE(s.ok()) << args.dump() << ": " << s;
   }
   absl::Status s = testing::CheckRandomConfigs(t, {{"m", 12}, {"n", 48}, {"k", 20}, {"bias", true}},
-                                               20, Loose());
+                                               20, testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(BatchMatmulMultilevelTest, FallbackAndRandomConfigs) {
-  const Template& t = Find("batch_matmul_multilevel.x86");
-  absl::Status s =
-      testing::CheckFallback(t, {{"batch", 12}, {"m", 128}, {"n", 64}, {"k", 128}}, Loose());
+  const Template& t = testing::GetTemplate("batch_matmul_multilevel.x86");
+  absl::Status s = testing::CheckFallback(t, {{"batch", 12}, {"m", 128}, {"n", 64}, {"k", 128}},
+                                          testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
-  s = testing::CheckRandomConfigs(t, {{"batch", 3}, {"m", 12}, {"n", 32}, {"k", 20}}, 20, Loose());
+  s = testing::CheckRandomConfigs(t, {{"batch", 3}, {"m", 12}, {"n", 32}, {"k", 20}}, 20,
+                                  testing::WithTolerance(2e-3));
   EXPECT_TRUE(s.ok()) << s;
 }
 
 TEST(MultilevelTest, ArgumentErrors) {
   absl::StatusOr<search::ConfigSpace> dense =
-      Find("dense_multilevel.x86").space({{"m", 4}, {"n", 8}}, Facts());
+      testing::GetTemplate("dense_multilevel.x86").space({{"m", 4}, {"n", 8}}, Facts());
   ASSERT_FALSE(dense.ok());
   EXPECT_THAT(dense.status().message(), HasSubstr("dense_multilevel.x86"));
   EXPECT_THAT(dense.status().message(), HasSubstr("'k'"));

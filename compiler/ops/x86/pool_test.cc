@@ -12,12 +12,6 @@ namespace {
 using testing::CheckFallback;
 using testing::CheckRandomConfigs;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 OpArgs Pool(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw) {
   return {{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"kh", kh}, {"kw", kw}};
 }
@@ -47,7 +41,7 @@ std::vector<OpArgs> PoolCases() {
 
 TEST(PoolTest, MaxFallback) {
   for (const OpArgs& args : PoolCases()) {
-    absl::Status s = CheckFallback(Get("max_pool2d.x86"), args);
+    absl::Status s = CheckFallback(testing::GetTemplate("max_pool2d.x86"), args);
     EXPECT_TRUE(s.ok()) << args.dump() << ": " << s;
   }
 }
@@ -56,7 +50,7 @@ TEST(PoolTest, AvgFallback) {
   for (const OpArgs& base : PoolCases()) {
     for (bool include : {false, true}) {
       const OpArgs args = With(base, {{"count_include_pad", include}});
-      absl::Status s = CheckFallback(Get("avg_pool2d.x86"), args);
+      absl::Status s = CheckFallback(testing::GetTemplate("avg_pool2d.x86"), args);
       EXPECT_TRUE(s.ok()) << args.dump() << ": " << s;
     }
   }
@@ -65,22 +59,23 @@ TEST(PoolTest, AvgFallback) {
 TEST(PoolTest, RandomConfigs) {
   const OpArgs args = With(Pool(2, 3, 15, 28, 3, 3),
                            {{"pad", {1, 0, 1, 1}}, {"ceil_mode", true}, {"stride", {2, 1}}});
-  absl::Status s = CheckRandomConfigs(Get("max_pool2d.x86"), args, 20);
+  absl::Status s = CheckRandomConfigs(testing::GetTemplate("max_pool2d.x86"), args, 20);
   EXPECT_TRUE(s.ok()) << s;
-  s = CheckRandomConfigs(Get("avg_pool2d.x86"), With(args, {{"count_include_pad", true}}), 20);
+  s = CheckRandomConfigs(testing::GetTemplate("avg_pool2d.x86"),
+                         With(args, {{"count_include_pad", true}}), 20);
   EXPECT_TRUE(s.ok()) << s;
   // Column stride 2: the phase-split pad stage, wherever it is computed.
   const OpArgs strided = With(Pool(1, 3, 11, 31, 3, 3),
                               {{"pad", {1, 1, 0, 1}}, {"stride", {2, 2}}, {"ceil_mode", true}});
-  s = CheckRandomConfigs(Get("max_pool2d.x86"), strided, 20);
+  s = CheckRandomConfigs(testing::GetTemplate("max_pool2d.x86"), strided, 20);
   EXPECT_TRUE(s.ok()) << s;
-  s = CheckRandomConfigs(Get("avg_pool2d.x86"), strided, 20);
+  s = CheckRandomConfigs(testing::GetTemplate("avg_pool2d.x86"), strided, 20);
   EXPECT_TRUE(s.ok()) << s;
   // A prime width: a ragged vector of columns.
   const OpArgs prime = With(Pool(1, 2, 9, 37, 3, 3), {{"pad", {1, 1, 1, 1}}});
-  s = CheckRandomConfigs(Get("max_pool2d.x86"), prime, 20);
+  s = CheckRandomConfigs(testing::GetTemplate("max_pool2d.x86"), prime, 20);
   EXPECT_TRUE(s.ok()) << s;
-  s = CheckRandomConfigs(Get("avg_pool2d.x86"), prime, 20);
+  s = CheckRandomConfigs(testing::GetTemplate("avg_pool2d.x86"), prime, 20);
   EXPECT_TRUE(s.ok()) << s;
 }
 
@@ -92,16 +87,18 @@ TEST(PoolTest, Global) {
                                      {{"n", 1}, {"c", 1}, {"h", 2}, {"w", 3}}};
   for (const std::string op : {"global_avg_pool2d.x86", "global_max_pool2d.x86"}) {
     for (const OpArgs& args : cases) {
-      absl::Status s = CheckFallback(Get(op), args);
+      absl::Status s = CheckFallback(testing::GetTemplate(op), args);
       EXPECT_TRUE(s.ok()) << op << " " << args.dump() << ": " << s;
     }
-    absl::Status s = CheckRandomConfigs(Get(op), {{"n", 2}, {"c", 7}, {"h", 9}, {"w", 11}}, 20);
+    absl::Status s =
+        CheckRandomConfigs(testing::GetTemplate(op), {{"n", 2}, {"c", 7}, {"h", 9}, {"w", 11}}, 20);
     EXPECT_TRUE(s.ok()) << op << ": " << s;
   }
 }
 
 void ExpectError(const std::string& name, const OpArgs& args, const std::string& key) {
-  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, target::TargetFacts{});
+  absl::StatusOr<search::ConfigSpace> space =
+      testing::GetTemplate(name).space(args, target::TargetFacts{});
   ASSERT_FALSE(space.ok()) << name << " " << args.dump();
   EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
       << space.status().message();

@@ -11,12 +11,6 @@
 namespace tessel::ops::x86 {
 namespace {
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 const std::vector<OpArgs>& Cases() {
   static const auto* cases = new std::vector<OpArgs>{
       {{"shape", {4, 1000}}, {"axes", {-1}}},
@@ -35,7 +29,8 @@ const std::vector<OpArgs>& Cases() {
 TEST(ReduceTest, EveryOperatorFallback) {
   for (const nn::ReduceOp& op : nn::ReduceOps()) {
     for (const OpArgs& args : Cases()) {
-      const absl::Status s = testing::CheckFallback(Get(std::string(op.name) + ".x86"), args);
+      const absl::Status s =
+          testing::CheckFallback(testing::GetTemplate(std::string(op.name) + ".x86"), args);
       EXPECT_TRUE(s.ok()) << op.name << " " << args.dump() << ": " << s;
     }
   }
@@ -45,7 +40,7 @@ TEST(ReduceTest, RandomConfigs) {
   for (const char* op : {"reduce_mean.x86", "reduce_max.x86", "reduce_log_sum_exp.x86"}) {
     for (const OpArgs& args : {OpArgs{{"shape", {3, 75}}, {"axes", {1}}},
                                OpArgs{{"shape", {3, 5, 40}}, {"axes", {1}}}}) {
-      const absl::Status s = testing::CheckRandomConfigs(Get(op), args, 12);
+      const absl::Status s = testing::CheckRandomConfigs(testing::GetTemplate(op), args, 12);
       EXPECT_TRUE(s.ok()) << op << " " << args.dump() << ": " << s;
     }
   }
@@ -65,7 +60,7 @@ TEST(ReduceTest, ArgumentErrors) {
   };
   for (const auto& [args, part] : cases) {
     absl::StatusOr<search::ConfigSpace> space =
-        Get("reduce_sum.x86").space(args, target::TargetFacts{});
+        testing::GetTemplate("reduce_sum.x86").space(args, target::TargetFacts{});
     ASSERT_FALSE(space.ok()) << args.dump();
     EXPECT_NE(space.status().message().find(part), std::string::npos) << space.status().message();
     EXPECT_EQ(space.status().message().rfind("reduce_sum.x86: ", 0), 0u)

@@ -9,12 +9,6 @@
 namespace tessel::ops::x86 {
 namespace {
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 const std::vector<OpArgs>& Cases() {
   static const auto* cases = new std::vector<OpArgs>{
       {{"shape", {4, 1000}}},
@@ -36,7 +30,7 @@ const std::vector<OpArgs>& Cases() {
 TEST(SoftmaxTest, Fallback) {
   for (const std::string op : {"softmax.x86", "log_softmax.x86"}) {
     for (const OpArgs& args : Cases()) {
-      absl::Status s = testing::CheckFallback(Get(op), args);
+      absl::Status s = testing::CheckFallback(testing::GetTemplate(op), args);
       EXPECT_TRUE(s.ok()) << op << " " << args.dump() << ": " << s;
     }
   }
@@ -46,7 +40,7 @@ TEST(SoftmaxTest, RandomConfigs) {
   for (const std::string op : {"softmax.x86", "log_softmax.x86"}) {
     for (const OpArgs& args :
          {OpArgs{{"shape", {3, 75}}}, OpArgs{{"shape", {3, 5, 40}}, {"axis", 1}}}) {
-      absl::Status s = testing::CheckRandomConfigs(Get(op), args, 20);
+      absl::Status s = testing::CheckRandomConfigs(testing::GetTemplate(op), args, 20);
       EXPECT_TRUE(s.ok()) << op << " " << args.dump() << ": " << s;
     }
   }
@@ -63,7 +57,8 @@ TEST(SoftmaxTest, ArgumentErrors) {
   };
   for (const std::string op : {"softmax.x86", "log_softmax.x86"}) {
     for (const auto& [args, key] : cases) {
-      absl::StatusOr<search::ConfigSpace> space = Get(op).space(args, target::TargetFacts{});
+      absl::StatusOr<search::ConfigSpace> space =
+          testing::GetTemplate(op).space(args, target::TargetFacts{});
       ASSERT_FALSE(space.ok()) << op << " " << args.dump();
       EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
           << space.status().message();

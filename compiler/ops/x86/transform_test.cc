@@ -19,26 +19,21 @@ namespace {
 using testing::CheckFallback;
 using testing::CheckRandomConfigs;
 
-const Template& Get(const std::string& name) {
-  absl::StatusOr<const Template*> t = FindTemplate(name);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return **t;
-}
-
 void ExpectFallback(const std::string& name, const std::vector<OpArgs>& cases) {
   for (const OpArgs& args : cases) {
-    absl::Status s = CheckFallback(Get(name), args);
+    absl::Status s = CheckFallback(testing::GetTemplate(name), args);
     EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
   }
 }
 
 void ExpectRandom(const std::string& name, const OpArgs& args) {
-  absl::Status s = CheckRandomConfigs(Get(name), args, 20);
+  absl::Status s = CheckRandomConfigs(testing::GetTemplate(name), args, 20);
   EXPECT_TRUE(s.ok()) << name << " " << args.dump() << ": " << s;
 }
 
 void ExpectError(const std::string& name, const OpArgs& args, const std::string& key) {
-  absl::StatusOr<search::ConfigSpace> space = Get(name).space(args, target::TargetFacts{});
+  absl::StatusOr<search::ConfigSpace> space =
+      testing::GetTemplate(name).space(args, target::TargetFacts{});
   ASSERT_FALSE(space.ok()) << name << " " << args.dump();
   EXPECT_NE(space.status().message().find("'" + key + "'"), std::string::npos)
       << space.status().message();
@@ -154,7 +149,8 @@ std::optional<std::pair<OpProgram, runtime::Function>> CompiledCast(const OpArgs
   absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(on);
   EXPECT_TRUE(facts.ok()) << facts.status();
   if (!facts.ok()) return std::nullopt;
-  absl::StatusOr<Instantiated> inst = InstantiateFallback(Get("cast.x86"), args, *facts);
+  absl::StatusOr<Instantiated> inst =
+      InstantiateFallback(testing::GetTemplate("cast.x86"), args, *facts);
   EXPECT_TRUE(inst.ok()) << inst.status();
   if (!inst.ok()) return std::nullopt;
   absl::StatusOr<std::optional<runtime::Function>> f = testing::CompileToCheck(inst->program, on);
@@ -181,7 +177,8 @@ TEST(TransformTest, Cast) {
   ExpectRandom("cast.x86", Cast({2, 45}, "float32", "float64"));
   const target::TargetFacts facts = *target::DescribeTarget(testing::CheckOptions().target);
   for (const OpArgs& args : cases) {
-    absl::StatusOr<Instantiated> inst = InstantiateFallback(Get("cast.x86"), args, facts);
+    absl::StatusOr<Instantiated> inst =
+        InstantiateFallback(testing::GetTemplate("cast.x86"), args, facts);
     ASSERT_TRUE(inst.ok()) << inst.status();
     const std::string to = args["to"];
     EXPECT_EQ(inst->program.args.back().dtype().ToString(), to) << args.dump();
