@@ -24,6 +24,7 @@
 
 #include "compiler/runtime/npy.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/support/write_all.h"
 #include "experiments/runfiles.h"
 
 extern char** environ;
@@ -44,17 +45,6 @@ int HighDescriptor(int fd) {
 
 absl::Status SystemError(const std::string& what) {
   return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
-}
-
-bool WriteAll(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 // The next line from fd without its '\n'; nullopt at the end of the stream.
@@ -246,7 +236,7 @@ absl::StatusOr<std::unique_ptr<SideProcess>> SideProcess::Start(const std::strin
 
 SideProcess::~SideProcess() {
   if (requests_fd_ >= 0) {
-    WriteAll(requests_fd_, "quit\n");
+    support::WriteAll(requests_fd_, "quit\n");
     close(requests_fd_);
   }
   if (replies_fd_ >= 0) close(replies_fd_);
@@ -286,7 +276,8 @@ absl::Status SideProcess::Failure(const std::string& what) {
 }
 
 absl::StatusOr<double> SideProcess::TimeBatch(int64_t runs) {
-  if (!WriteAll(requests_fd_, absl::StrCat("time ", runs, "\n"))) return Failure("stopped reading");
+  if (!support::WriteAll(requests_fd_, absl::StrCat("time ", runs, "\n")))
+    return Failure("stopped reading");
   const std::optional<std::string> line = ReadLine(replies_fd_);
   if (!line) return Failure("stopped answering");
   if (line->starts_with("error ")) {

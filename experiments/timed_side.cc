@@ -12,26 +12,16 @@
 
 #include "compiler/runtime/npy.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/support/write_all.h"
 
 namespace tessel::experiments {
 namespace {
-
-// Writes all of text; false when the parent is gone.
-bool WriteAll(int fd, absl::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = write(fd, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    text.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
 
 // One reply line; a message's own line breaks are flattened.
 bool Reply(int fd, absl::string_view word, absl::string_view rest) {
   std::string line = absl::StrCat(word, " ", rest);
   absl::StrReplaceAll({{"\n", " "}}, &line);
-  return WriteAll(fd, line + "\n");
+  return support::WriteAll(fd, line + "\n");
 }
 
 // The next request line, without its '\n'; false at the end of the requests.

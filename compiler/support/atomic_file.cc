@@ -11,6 +11,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "compiler/support/write_all.h"
+
 namespace tessel::support {
 
 absl::Status MakeDirectories(const std::string& path) {
@@ -35,17 +37,11 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
     return absl::PermissionDeniedError(
         absl::StrCat("cannot write '", tmp, "': ", std::strerror(errno)));
   }
-  size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t n = write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string reason = std::strerror(errno);
-      close(fd);
-      unlink(tmp.c_str());
-      return absl::InternalError(absl::StrCat("cannot write '", tmp, "': ", reason));
-    }
-    done += static_cast<size_t>(n);
+  if (!WriteAll(fd, contents)) {
+    const std::string reason = std::strerror(errno);
+    close(fd);
+    unlink(tmp.c_str());
+    return absl::InternalError(absl::StrCat("cannot write '", tmp, "': ", reason));
   }
   const bool synced = fsync(fd) == 0;
   const std::string sync_error = synced ? "" : std::strerror(errno);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "compiler/support/status_macros.h"
+#include "compiler/support/write_all.h"
 
 namespace tessel::search {
 
@@ -97,15 +98,7 @@ absl::Status LogWriter::Append(const std::vector<Record>& records) {
   }
   // One write per batch (looping only on a short write), so lines of concurrent writers to the
   // same file do not interleave in practice.
-  size_t done = 0;
-  while (done < batch.size()) {
-    ssize_t n = write(fd_, batch.data() + done, batch.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError(path_, "write");
-    }
-    done += static_cast<size_t>(n);
-  }
+  if (!support::WriteAll(fd_, batch)) return ErrnoError(path_, "write");
   if (fsync(fd_) != 0) return ErrnoError(path_, "fsync");
   return absl::OkStatus();
 }

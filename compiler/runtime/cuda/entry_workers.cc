@@ -12,27 +12,17 @@
 #include <cstdio>
 #include <cstring>
 
+#include "compiler/support/write_all.h"
+
 namespace tessel::runtime::cuda {
 namespace {
-
-// Writes all of text to fd; false when the reader is gone.
-bool WriteAll(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // The worker: entries first .. n - 1, a line each, until one says stop.
 [[noreturn]] void Work(int fd, size_t first, size_t n,
                        const std::function<WorkerStep(size_t)>& run) {
   for (size_t i = first; i < n; ++i) {
     const WorkerStep step = run(i);
-    if (!WriteAll(fd, step.line + "\n")) _exit(3);
+    if (!support::WriteAll(fd, step.line + "\n")) _exit(3);
     if (!step.go_on) break;
   }
   _exit(0);  // no static destructors: the driver's state dies with the process
