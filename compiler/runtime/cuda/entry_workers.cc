@@ -39,6 +39,31 @@ absl::Status WhyNoLine(int status) {
       absl::StrCat("its process exited with status ", WEXITSTATUS(status), " before answering"));
 }
 
+// Appends the worker's answers, a line each, to results until it closes fd; false when an answer
+// took longer than timeout_seconds after the one before (or after the start).
+bool ReadAnswers(int fd, int timeout_seconds, std::vector<absl::StatusOr<std::string>>& results) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+  std::string pending;
+  char buffer[4096];
+  while (true) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;  // the deadline check decides
+    const ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return true;
+    pending.append(buffer, static_cast<size_t>(got));
+    for (size_t end; (end = pending.find('\n')) != std::string::npos;) {
+      results.push_back(pending.substr(0, end));
+      pending.erase(0, end + 1);
+      deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+    }
+  }
+}
+
 void Reap(pid_t pid, int& status) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -71,39 +96,10 @@ std::vector<absl::StatusOr<std::string>> RunInWorkers(size_t n,
     }
     close(fds[1]);
     const size_t first = results.size();
-    // Each answer must come within timeout_seconds of the one before (or of the start).
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
-    std::string pending;
-    bool ended = false, timed_out = false;
-    while (!ended && !timed_out) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      if (left <= 0) {
-        timed_out = true;
-        break;
-      }
-      pollfd p{fds[0], POLLIN, 0};
-      const int ready = poll(&p, 1, static_cast<int>(left));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) continue;  // the deadline check above ends it
-      char buffer[4096];
-      const ssize_t got = read(fds[0], buffer, sizeof buffer);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        ended = true;
-        break;
-      }
-      pending.append(buffer, static_cast<size_t>(got));
-      for (size_t end; (end = pending.find('\n')) != std::string::npos;) {
-        results.push_back(pending.substr(0, end));
-        pending.erase(0, end + 1);
-        deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
-      }
-    }
+    const bool in_time = ReadAnswers(fds[0], timeout_seconds, results);
     close(fds[0]);
     int status = 0;
-    if (timed_out) {
+    if (!in_time) {
       kill(pid, SIGKILL);
       Reap(pid, status);
       results.push_back(absl::DeadlineExceededError(
