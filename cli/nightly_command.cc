@@ -12,6 +12,7 @@
 #include "cli/command_args.h"
 #include "compiler/support/atomic_file.h"
 #include "compiler/support/status_macros.h"
+#include "experiments/nightly/confirm.h"
 #include "experiments/nightly/history_plot.h"
 #include "experiments/nightly/record.h"
 #include "experiments/nightly/report.h"
@@ -139,11 +140,14 @@ absl::Status BenchNightly(std::span<const std::string> args, std::ostream& out) 
     return absl::InternalError(absl::StrCat("cannot create a scratch folder ", scratch));
   }
   options.work_dir = scratch;
-  absl::StatusOr<nightly::Record> ran = nightly::RunSuite(options, out);
-  std::error_code ignored;
-  std::filesystem::remove_all(scratch, ignored);
-  if (!ran.ok()) return ran.status();
-  const nightly::Record& record = *ran;
+  struct RemoveScratch {
+    std::string path;
+    ~RemoveScratch() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } remove_scratch{scratch};
+  TESSEL_ASSIGN_OR_RETURN(const nightly::Record record, nightly::RunSuite(options, out));
   if (!planted) {
     TESSEL_RETURN_IF_ERROR(nightly::AppendHistory(history_path, record));
     history.push_back(record);
@@ -153,6 +157,14 @@ absl::Status BenchNightly(std::span<const std::string> args, std::ostream& out) 
   std::optional<nightly::Verdict> verdict;
   if (baseline) {
     TESSEL_ASSIGN_OR_RETURN(verdict, nightly::Judge(record, *baseline, history));
+    // A regression stands only if it shows again (confirm.h); the history keeps the first run.
+    TESSEL_RETURN_IF_ERROR(nightly::ConfirmRegressions(
+        *verdict, *baseline, history, [&](const std::vector<std::string>& figures) {
+          out << "measuring again what regressed: " << absl::StrJoin(figures, ", ") << "\n";
+          nightly::SuiteOptions again = options;
+          again.only = figures;
+          return nightly::RunSuite(again, out);
+        }));
   } else {
     out << "no baseline at " << baseline_path
         << ": nothing to judge (--update-baseline writes one)\n";

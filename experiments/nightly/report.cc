@@ -62,11 +62,14 @@ std::string Versions(const nlohmann::json& versions) {
   return parts.empty() ? "none recorded" : absl::StrJoin(parts, ", ");
 }
 
-std::string StatusCell(FigureStatus status) {
-  const std::string name = FigureStatusName(status);
-  return status == FigureStatus::kRegressed || status == FigureStatus::kMissing
-             ? absl::StrCat("**", name, "**")
-             : name;
+std::string StatusCell(const FigureVerdict& f) {
+  const std::string name = FigureStatusName(f.status);
+  const std::string status = f.status == FigureStatus::kRegressed ||
+                                     f.status == FigureStatus::kMissing
+                                 ? absl::StrCat("**", name, "**")
+                                 : name;
+  if (!std::isfinite(f.rerun_value)) return status;
+  return absl::StrCat(status, " (measured again: ", FormatValue(f.rerun_value, f.unit), ")");
 }
 
 // Families in order of first appearance.
@@ -171,7 +174,7 @@ std::string MarkdownReport(const Record& current, const Verdict& verdict) {
       const Figure* now = current.Find(f.name);
       absl::StrAppend(&out, "| ", Cell(f.name), " | ", FormatValue(f.old_value, f.unit), " | ",
                       FormatValue(f.new_value, f.unit), " | ", Percent(f.change, true), " | ",
-                      Percent(f.threshold, false), " | ", StatusCell(f.status), " | ",
+                      Percent(f.threshold, false), " | ", StatusCell(f), " | ",
                       Cell(now != nullptr ? Absolute(now->absolute) : ""), " |\n");
     }
     absl::StrAppend(&out, "\n");

@@ -260,7 +260,11 @@ std::vector<std::string> FailureLines(const Verdict& verdict) {
       lines.push_back(absl::StrCat(
           "regression: ", f.name, " ", FormatValue(f.old_value, f.unit), " -> ",
           FormatValue(f.new_value, f.unit), " (", Percent(f.change, true), ", threshold ",
-          Percent(f.threshold, false), "), commits ", verdict.commit_range));
+          Percent(f.threshold, false),
+          std::isfinite(f.rerun_value)
+              ? absl::StrCat("; ", FormatValue(f.rerun_value, f.unit), " measured again")
+              : "",
+          "), commits ", verdict.commit_range));
     } else if (f.status == FigureStatus::kMissing) {
       lines.push_back(
           absl::StrCat("missing: ", f.name, " (baseline ", FormatValue(f.old_value, f.unit),

@@ -2,6 +2,7 @@
 
 #include <absl/status/statusor.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,9 @@ struct FigureVerdict {
   double change = 0;     // new / old - 1; NaN unless both values exist
   double noise = 0;      // the standard deviation of `change` from noise alone; NaN when unknown
   double threshold = 0;  // relative; NaN for a missing or new figure
+  // The value measured again after `new_value` regressed (confirm.h), which then decided
+  // `status`; NaN when the figure was not measured again.
+  double rerun_value = std::numeric_limits<double>::quiet_NaN();
   FigureStatus status = FigureStatus::kUnchanged;
 };
 
@@ -87,6 +91,7 @@ absl::StatusOr<Verdict> Judge(const Record& current, const Record& baseline,
 
 // One line per failure, e.g.
 //   regression: network/resnet18 2.01x -> 1.62x (-19.4%, threshold 7.5%), commits abc123..def456
+//   regression: table2/C6 3.33x -> 2.45x (-26.3%, threshold 19.8%; 2.51x measured again), ...
 //   missing: gemm_1024 (baseline 1.31x) is not in this run, commits abc123..def456
 std::vector<std::string> FailureLines(const Verdict& verdict);
 
