@@ -1,0 +1,605 @@
+#include "compiler/codegen/vdla/emit_program.h"
+
+#include <absl/strings/str_cat.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "compiler/codegen/vdla/intrinsics.h"
+#include "compiler/codegen/vdla/tokens.h"
+#include "compiler/ir/printer.h"
+#include "compiler/support/status_macros.h"
+
+namespace tessel::codegen::vdla {
+namespace {
+
+using hardware::vdla::Config;
+using hardware::vdla::GemmInsn;
+using hardware::vdla::MemInsn;
+using hardware::vdla::MemType;
+using hardware::vdla::Opcode;
+using hardware::vdla::Uop;
+
+// An on-chip buffer as the emitter allocates it: entries of `elements` elements.
+struct SramKind {
+  Sram sram;
+  const char* name;
+  int64_t elements;  // per entry
+  int64_t entries;   // the buffer's
+};
+
+// An allocation in a VDLA scope: its first entry.
+struct Placed {
+  const SramKind* kind;
+  int64_t base;
+  int64_t entries;
+  std::string name;
+};
+
+// One loop of a copy nest, in elements: its extent and the index steps on each side.
+struct CopyDim {
+  int64_t extent;
+  int64_t dst, src;
+};
+
+class Emitter {
+ public:
+  Emitter(const ir::PrimFunc& f, const Config& config) : f_(f), config_(config) {
+    kinds_[0] = {Sram::kInput, kInputScope, int64_t{config.batch} * config.block_in,
+                 config.input_entries()};
+    kinds_[1] = {Sram::kWeight, kWeightScope, int64_t{config.block_out} * config.block_in,
+                 config.weight_entries()};
+    kinds_[2] = {Sram::kAcc, kAccScope, int64_t{config.batch} * config.block_out,
+                 config.accumulator_entries()};
+    program_.name = f->name;
+    writer_[0].assign(config.input_entries(), -1);
+    writer_[1].assign(config.weight_entries(), -1);
+  }
+
+  absl::StatusOr<Program> Run() {
+    for (size_t i = 0; i < f_->buffers.size(); ++i) {
+      const ir::Buffer& b = f_->buffers[i];
+      int64_t elements = 1;
+      for (const ir::Expr& d : b->shape) {
+        absl::StatusOr<int64_t> n = Eval(d);
+        if (!n.ok()) return n.status();
+        elements *= *n;
+      }
+      params_[b->data.get()] = static_cast<int>(i);
+      program_.params.push_back(b->name);
+      program_.param_bytes.push_back(elements * b->dtype.bytes());
+    }
+    TESSEL_RETURN_IF_ERROR(Visit(f_->body));
+    TESSEL_RETURN_IF_ERROR(FlushGemm());
+    absl::StatusOr<std::vector<hardware::vdla::Insn>> insns = planner_.Finish();
+    if (!insns.ok()) return insns.status();
+    program_.insns = *std::move(insns);
+    dram_of_.push_back(Program::kNoDram);
+    program_.dram_of = std::move(dram_of_);
+    program_.uop_entries = uop_high_;
+    return std::move(program_);
+  }
+
+ private:
+  absl::Status Error(const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat(f_->name, ": ", what));
+  }
+
+  // ---- Integer expressions under the loop variables' current values.
+  absl::StatusOr<int64_t> Eval(const ir::Expr& e) const {
+    if (const auto* imm = e.as<ir::IntImmNode>()) return imm->value;
+    if (const auto* var = e.as<ir::VarNode>()) {
+      auto it = env_.find(var);
+      if (it == env_.end()) return Error(absl::StrCat("variable ", var->name, " has no value"));
+      return it->second;
+    }
+    if (const auto* cast = e.as<ir::CastNode>()) {
+      if (!cast->dtype.is_int() && !cast->dtype.is_uint()) {
+        return Error(absl::StrCat("not an integer: ", ir::ToString(e)));
+      }
+      return Eval(cast->value);
+    }
+    if (const auto* select = e.as<ir::SelectNode>()) {
+      absl::StatusOr<int64_t> c = Eval(select->condition);
+      if (!c.ok()) return c;
+      return Eval(*c ? select->true_value : select->false_value);
+    }
+    if (const auto* no = e.as<ir::NotNode>()) {
+      absl::StatusOr<int64_t> a = Eval(no->a);
+      if (!a.ok()) return a;
+      return int64_t{*a == 0};
+    }
+    return EvalBinary(e);
+  }
+
+  absl::StatusOr<int64_t> EvalBinary(const ir::Expr& e) const {
+    auto both = [&](const auto* node) -> absl::StatusOr<std::pair<int64_t, int64_t>> {
+      absl::StatusOr<int64_t> a = Eval(node->a);
+      if (!a.ok()) return a.status();
+      absl::StatusOr<int64_t> b = Eval(node->b);
+      if (!b.ok()) return b.status();
+      return std::make_pair(*a, *b);
+    };
+#define VDLA_BINARY(Node, expr)                                  \
+  if (const auto* node = e.as<ir::Node>()) {                     \
+    absl::StatusOr<std::pair<int64_t, int64_t>> ab = both(node); \
+    if (!ab.ok()) return ab.status();                            \
+    const int64_t a = ab->first, b = ab->second;                 \
+    return static_cast<int64_t>(expr);                           \
+  }
+    VDLA_BINARY(AddNode, a + b)
+    VDLA_BINARY(SubNode, a - b)
+    VDLA_BINARY(MulNode, a * b)
+    VDLA_BINARY(MinNode, std::min(a, b))
+    VDLA_BINARY(MaxNode, std::max(a, b))
+    VDLA_BINARY(EQNode, a == b)
+    VDLA_BINARY(NENode, a != b)
+    VDLA_BINARY(LTNode, a < b)
+    VDLA_BINARY(LENode, a <= b)
+    VDLA_BINARY(GTNode, a > b)
+    VDLA_BINARY(GENode, a >= b)
+    VDLA_BINARY(AndNode, a && b)
+    VDLA_BINARY(OrNode, a || b)
+#undef VDLA_BINARY
+    auto divide = [&](const auto* node, bool floor, bool quotient) -> absl::StatusOr<int64_t> {
+      absl::StatusOr<std::pair<int64_t, int64_t>> ab = both(node);
+      if (!ab.ok()) return ab.status();
+      const auto [a, b] = *ab;
+      if (b == 0) return Error(absl::StrCat("division by zero in ", ir::ToString(e)));
+      int64_t q = a / b, r = a % b;
+      if (floor && r != 0 && ((r < 0) != (b < 0))) {
+        q -= 1;
+        r += b;
+      }
+      return quotient ? q : r;
+    };
+    if (const auto* n = e.as<ir::DivNode>()) return divide(n, false, true);
+    if (const auto* n = e.as<ir::ModNode>()) return divide(n, false, false);
+    if (const auto* n = e.as<ir::FloorDivNode>()) return divide(n, true, true);
+    if (const auto* n = e.as<ir::FloorModNode>()) return divide(n, true, false);
+    return Error(absl::StrCat("the accelerator's program cannot compute ", ir::ToString(e)));
+  }
+
+  // ---- Statements: the host loops, run.
+  absl::Status Visit(const ir::Stmt& s) {
+    if (!s.defined()) return absl::OkStatus();
+    if (const auto* seq = s.as<ir::SeqStmtNode>()) {
+      for (const ir::Stmt& part : seq->seq) TESSEL_RETURN_IF_ERROR(Visit(part));
+      return absl::OkStatus();
+    }
+    if (const auto* loop = s.as<ir::ForNode>()) return VisitFor(loop);
+    if (const auto* attr = s.as<ir::AttrStmtNode>()) {
+      if (attr->key == absl::StrCat("pragma_", kDmaCopy)) return Copy(attr->body);
+      return Visit(attr->body);
+    }
+    if (const auto* alloc = s.as<ir::AllocateNode>()) return VisitAllocate(alloc);
+    if (const auto* let = s.as<ir::LetStmtNode>()) {
+      absl::StatusOr<int64_t> v = Eval(let->value);
+      if (!v.ok()) return v.status();
+      env_[let->var.get()] = *v;
+      TESSEL_RETURN_IF_ERROR(Visit(let->body));
+      env_.erase(let->var.get());
+      return absl::OkStatus();
+    }
+    if (const auto* branch = s.as<ir::IfThenElseNode>()) {
+      absl::StatusOr<int64_t> c = Eval(branch->condition);
+      if (!c.ok()) return c.status();
+      return Visit(*c ? branch->then_case : branch->else_case);
+    }
+    if (const auto* check = s.as<ir::AssertStmtNode>()) {
+      absl::StatusOr<int64_t> c = Eval(check->condition);
+      if (!c.ok()) return c.status();
+      if (*c == 0) return Error(check->message);
+      return Visit(check->body);
+    }
+    if (const auto* eval = s.as<ir::EvaluateNode>()) return VisitCall(eval->value);
+    if (const auto* store = s.as<ir::BufferStoreNode>()) {
+      return Error(absl::StrCat(
+          "buffer ", store->buffer->name,
+          " is written outside a copy and a GEMM, which the accelerator cannot run (mark a copy "
+          "with pragma dma_copy, tensorize a computation): ",
+          ir::ToString(s)));
+    }
+    return Error(absl::StrCat("the accelerator cannot run ", ir::ToString(s)));
+  }
+
+  absl::Status VisitFor(const ir::ForNode* loop) {
+    if (loop->for_kind != ir::ForKind::kSerial && loop->for_kind != ir::ForKind::kUnrolled) {
+      return Error(absl::StrCat("loop ", loop->loop_var->name, " is ",
+                                ir::ForKindName(loop->for_kind), "; VDLA runs serial loops only"));
+    }
+    absl::StatusOr<int64_t> min = Eval(loop->min);
+    if (!min.ok()) return min.status();
+    absl::StatusOr<int64_t> extent = Eval(loop->extent);
+    if (!extent.ok()) return extent.status();
+    for (int64_t i = *min; i < *min + *extent; ++i) {
+      env_[loop->loop_var.get()] = i;
+      TESSEL_RETURN_IF_ERROR(Visit(loop->body));
+    }
+    env_.erase(loop->loop_var.get());
+    return absl::OkStatus();
+  }
+
+  const SramKind* KindOf(const std::string& scope) const {
+    for (const SramKind& k : kinds_) {
+      if (scope == k.name) return &k;
+    }
+    return nullptr;
+  }
+
+  absl::Status VisitAllocate(const ir::AllocateNode* alloc) {
+    const ir::Buffer& b = alloc->buffer;
+    const SramKind* kind = KindOf(b->scope);
+    if (kind == nullptr) {
+      return Error(absl::StrCat("buffer ", b->name, " is allocated in scope '", b->scope,
+                                "'; a VDLA program keeps its intermediates in ", kInputScope, ", ",
+                                kWeightScope, " or ", kAccScope));
+    }
+    absl::StatusOr<int64_t> elements = Eval(b->shape.at(0));
+    if (!elements.ok()) return elements.status();
+    const int64_t entries = (*elements + kind->elements - 1) / kind->elements;
+    int64_t& used = used_[static_cast<int>(kind->sram)];
+    if (used + entries > kind->entries) {
+      return Error(absl::StrCat("buffer ", b->name, " needs ", entries, " entries of ", kind->name,
+                                " beside ", used, " in use, and it holds ", kind->entries,
+                                " (choose smaller tiles)"));
+    }
+    placed_[b->data.get()] = Placed{kind, used, entries, b->name};
+    used += entries;
+    int64_t& high = high_[static_cast<int>(kind->sram)];
+    high = std::max(high, used);
+    program_.input_entries = high_[0];
+    program_.weight_entries = high_[1];
+    program_.acc_entries = high_[2];
+    TESSEL_RETURN_IF_ERROR(Visit(alloc->body));
+    used -= entries;
+    placed_.erase(b->data.get());
+    return absl::OkStatus();
+  }
+
+  // ---- GEMM calls: micro-ops, gathered into one instruction while they follow each other.
+  struct TileArg {
+    const Placed* placed;
+    int64_t entry;  // within the buffer
+  };
+
+  absl::StatusOr<TileArg> Tile(const std::vector<ir::Expr>& args, size_t at, Sram want,
+                               int64_t rows, int64_t columns) const {
+    const auto* data = args.at(at).as<ir::VarNode>();
+    auto it = data ? placed_.find(data) : placed_.end();
+    if (it == placed_.end() || it->second.kind->sram != want) {
+      return Error(absl::StrCat("a GEMM operand (", ir::ToString(args.at(at)),
+                                ") is not in the VDLA buffer it must be in"));
+    }
+    absl::StatusOr<int64_t> offset = Eval(args.at(at + 1));
+    if (!offset.ok()) return offset.status();
+    absl::StatusOr<int64_t> row = Eval(args.at(at + 2));
+    if (!row.ok()) return row.status();
+    absl::StatusOr<int64_t> column = Eval(args.at(at + 3));
+    if (!column.ok()) return column.status();
+    const int64_t elements = it->second.kind->elements;
+    if (*column != 1 || (rows > 1 && *row != columns) || *offset % elements != 0) {
+      return Error(absl::StrCat("the GEMM's tile of ", it->second.name, " at element ", *offset,
+                                " (strides ", *row, ", ", *column, ") is not one whole entry of ",
+                                it->second.kind->name));
+    }
+    return TileArg{&it->second, *offset / elements};
+  }
+
+  absl::Status VisitCall(const ir::Expr& e) {
+    const auto* call = e.as<ir::CallNode>();
+    const ir::StringImmNode* name =
+        call && call->op == ir::Intrinsic::kCallExtern && !call->args.empty()
+            ? call->args[0].as<ir::StringImmNode>()
+            : nullptr;
+    const bool reset = name && name->value == kGemmResetCall;
+    if (!name || (!reset && name->value != kGemmCall)) {
+      return Error(absl::StrCat("the accelerator cannot run ", ir::ToString(e)));
+    }
+    absl::StatusOr<TileArg> acc = Tile(call->args, 1, Sram::kAcc, config_.batch, config_.block_out);
+    if (!acc.ok()) return acc.status();
+    Uop uop;
+    uop.acc = static_cast<uint32_t>(acc->placed->base + acc->entry);
+    if (!reset) {
+      absl::StatusOr<TileArg> inp =
+          Tile(call->args, 5, Sram::kInput, config_.batch, config_.block_in);
+      if (!inp.ok()) return inp.status();
+      absl::StatusOr<TileArg> wgt =
+          Tile(call->args, 9, Sram::kWeight, config_.block_out, config_.block_in);
+      if (!wgt.ok()) return wgt.status();
+      uop.inp = static_cast<uint32_t>(inp->placed->base + inp->entry);
+      uop.wgt = static_cast<uint32_t>(wgt->placed->base + wgt->entry);
+      program_.macs += config_.macs_per_cycle();
+    }
+    if (!gemm_.empty() &&
+        (reset != gemm_reset_ || static_cast<int64_t>(gemm_.size()) >= config_.uop_entries())) {
+      TESSEL_RETURN_IF_ERROR(FlushGemm());
+    }
+    gemm_reset_ = reset;
+    gemm_.push_back(uop);
+    return absl::OkStatus();
+  }
+
+  // The pending micro-ops as GEMM instructions, one per set of LOADs their operands come from,
+  // in the order those LOADs were issued: a GEMM waits only for its own operands, so with
+  // virtual threads one thread's GEMM runs while the other's operands still load. (Reordering
+  // is exact: the micro-ops only add products into accumulators, in integers.)
+  absl::Status FlushGemm() {
+    if (gemm_.empty()) return absl::OkStatus();
+    std::map<std::pair<int64_t, int64_t>, std::vector<Uop>> groups;
+    for (const Uop& u : gemm_) {
+      const int64_t inp = gemm_reset_ ? -1 : writer_[0][u.inp];
+      const int64_t wgt = gemm_reset_ ? -1 : writer_[1][u.wgt];
+      groups[{std::max(inp, wgt), std::min(inp, wgt)}].push_back(u);
+    }
+    gemm_.clear();
+    for (auto& [writers, uops] : groups) TESSEL_RETURN_IF_ERROR(EmitGemm(uops));
+    return absl::OkStatus();
+  }
+
+  // One GEMM instruction over `uops`, loaded into the micro-op buffer first unless it holds
+  // them from an earlier GEMM.
+  absl::Status EmitGemm(const std::vector<Uop>& uops) {
+    const int64_t n = static_cast<int64_t>(uops.size());
+    auto cached = uop_cache_.find(uops);
+    if (cached == uop_cache_.end()) {
+      if (uop_used_ + n > config_.uop_entries()) {
+        uop_cache_.clear();  // start over: compute runs in order, so overwriting is safe
+        uop_used_ = 0;
+      }
+      MemInsn load;
+      load.opcode = Opcode::kLoad;
+      load.type = MemType::kUop;
+      load.sram_base = static_cast<uint32_t>(uop_used_);
+      load.dram_base = static_cast<uint32_t>(program_.uops.size());
+      load.y_size = 1;
+      load.x_size = static_cast<uint32_t>(n);
+      load.x_stride = static_cast<uint32_t>(n);
+      program_.uops.insert(program_.uops.end(), uops.begin(), uops.end());
+      TESSEL_RETURN_IF_ERROR(
+          Emit(load, {{Sram::kUop, uop_used_, uop_used_ + n, true}}, Program::kUopImage));
+      cached = uop_cache_.emplace(uops, uop_used_).first;
+      uop_used_ += n;
+      uop_high_ = std::max(uop_high_, uop_used_);
+    }
+    GemmInsn gemm;
+    gemm.reset = gemm_reset_;
+    gemm.uop_begin = static_cast<uint32_t>(cached->second);
+    gemm.uop_end = static_cast<uint32_t>(cached->second + n);
+    gemm.iter_out = 1;
+    gemm.iter_in = 1;
+    std::vector<Access> accesses = {{Sram::kUop, cached->second, cached->second + n, false}};
+    auto span = [&](Sram buffer, auto field, bool write) {
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (const Uop& u : uops) {
+        lo = std::min<int64_t>(lo, u.*field);
+        hi = std::max<int64_t>(hi, u.*field);
+      }
+      accesses.push_back({buffer, lo, hi + 1, write});
+    };
+    span(Sram::kAcc, &Uop::acc, true);
+    if (!gemm_reset_) {
+      span(Sram::kInput, &Uop::inp, false);
+      span(Sram::kWeight, &Uop::wgt, false);
+    }
+    return Emit(gemm, std::move(accesses), Program::kNoDram);
+  }
+
+  absl::Status Emit(hardware::vdla::Insn insn, std::vector<Access> accesses, int dram_of) {
+    TESSEL_RETURN_IF_ERROR(planner_.Add(std::move(insn), std::move(accesses)));
+    dram_of_.push_back(dram_of);
+    return absl::OkStatus();
+  }
+
+  // ---- Copy nests: LOAD and STORE.
+  absl::Status Copy(const ir::Stmt& nest) {
+    TESSEL_RETURN_IF_ERROR(FlushGemm());
+    std::vector<const ir::ForNode*> loops;
+    ir::Stmt s = nest;
+    while (true) {
+      if (const auto* loop = s.as<ir::ForNode>()) {
+        loops.push_back(loop);
+        s = loop->body;
+      } else if (const auto* attr = s.as<ir::AttrStmtNode>()) {
+        s = attr->body;
+      } else {
+        break;
+      }
+    }
+    return CopyOne(nest, loops, s);
+  }
+
+  absl::Status CopyOne(const ir::Stmt& nest, const std::vector<const ir::ForNode*>& loops,
+                       const ir::Stmt& s) {
+    const auto* store = s.as<ir::BufferStoreNode>();
+    ir::Expr value = store ? store->value : ir::Expr();
+    const ir::CastNode* narrowing = value.defined() ? value.as<ir::CastNode>() : nullptr;
+    if (narrowing != nullptr) value = narrowing->value;
+    const auto* load = value.defined() ? value.as<ir::BufferLoadNode>() : nullptr;
+    if (load == nullptr || store->indices.size() != 1 || load->indices.size() != 1) {
+      return Error(absl::StrCat("the nest under pragma ", kDmaCopy,
+                                " is not a copy of one buffer into another: ", ir::ToString(nest)));
+    }
+    const ir::Buffer& dst = store->buffer;
+    const ir::Buffer& src = load->buffer;
+    const SramKind* into = KindOf(dst->scope);
+    const SramKind* from = KindOf(src->scope);
+    const std::string what = absl::StrCat("the copy of ", src->name, " into ", dst->name);
+    MemType type;
+    if (into != nullptr && from == nullptr && narrowing == nullptr) {
+      type = into->sram == Sram::kInput    ? MemType::kInput
+             : into->sram == Sram::kWeight ? MemType::kWeight
+                                           : MemType::kAccumulator;
+    } else if (from != nullptr && from->sram == Sram::kAcc && into == nullptr &&
+               narrowing != nullptr && dst->dtype == ir::DataType::Int(config_.input_bits)) {
+      type = MemType::kOutput;
+    } else {
+      return Error(absl::StrCat(what, " is not one the DMA makes: it loads DRAM into ", kInputScope,
+                                ", ", kWeightScope, " or ", kAccScope, ", and stores ", kAccScope,
+                                " narrowed (cast to int8) into DRAM"));
+    }
+    const bool is_load = type != MemType::kOutput;
+    const ir::Buffer& dram = is_load ? src : dst;
+    const ir::Buffer& sram = is_load ? dst : src;
+    auto param = params_.find(dram->data.get());
+    if (param == params_.end()) {
+      return Error(absl::StrCat(what, ": ", dram->name, " is not an argument of the function"));
+    }
+    const Placed& placed = placed_.at(sram->data.get());
+    const int64_t elements = placed.kind->elements;
+
+    // The nest's element indices as an affine map of its loops.
+    std::vector<CopyDim> dims;
+    for (const ir::ForNode* loop : loops) {
+      absl::StatusOr<int64_t> extent = Eval(loop->extent);
+      if (!extent.ok()) return extent.status();
+      absl::StatusOr<int64_t> min = Eval(loop->min);
+      if (!min.ok()) return min.status();
+      if (*min != 0)
+        return Error(absl::StrCat(what, ": loop ", loop->loop_var->name, " does not start at 0"));
+      env_[loop->loop_var.get()] = 0;
+    }
+    absl::StatusOr<int64_t> dst0 = Eval(store->indices[0]);
+    if (!dst0.ok()) return dst0.status();
+    absl::StatusOr<int64_t> src0 = Eval(load->indices[0]);
+    if (!src0.ok()) return src0.status();
+    for (const ir::ForNode* loop : loops) {
+      const int64_t extent = *Eval(loop->extent);
+      if (extent == 1) continue;
+      int64_t steps[2][2];  // [at 1, at extent - 1][dst, src]
+      for (int k = 0; k < 2; ++k) {
+        env_[loop->loop_var.get()] = k == 0 ? 1 : extent - 1;
+        steps[k][0] = *Eval(store->indices[0]);
+        steps[k][1] = *Eval(load->indices[0]);
+      }
+      env_[loop->loop_var.get()] = 0;
+      CopyDim d{extent, steps[0][0] - *dst0, steps[0][1] - *src0};
+      if (steps[1][0] - *dst0 != d.dst * (extent - 1) ||
+          steps[1][1] - *src0 != d.src * (extent - 1)) {
+        return Error(
+            absl::StrCat(what, ": its indices are not affine in loop ", loop->loop_var->name));
+      }
+      dims.push_back(d);
+    }
+    for (const ir::ForNode* loop : loops) env_.erase(loop->loop_var.get());
+
+    // Merge loops that walk both sides contiguously, innermost first.
+    std::vector<CopyDim> merged;
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+      if (!merged.empty() && it->dst == merged.back().dst * merged.back().extent &&
+          it->src == merged.back().src * merged.back().extent) {
+        merged.back().extent *= it->extent;
+      } else {
+        merged.push_back(*it);
+      }
+    }
+    // merged: innermost first. The innermost moves whole entries on both sides.
+    const CopyDim inner = merged.empty() ? CopyDim{1, 1, 1} : merged.front();
+    if (inner.dst != 1 || inner.src != 1 || inner.extent % elements != 0 || *dst0 % elements != 0 ||
+        *src0 % elements != 0) {
+      return Error(absl::StrCat(what, " does not move whole entries of ", elements,
+                                " elements in the same order on both sides"));
+    }
+    std::vector<CopyDim> entries = {{inner.extent / elements, 1, 1}};
+    for (size_t k = 1; k < merged.size(); ++k) {
+      if (merged[k].dst % elements != 0 || merged[k].src % elements != 0) {
+        return Error(absl::StrCat(what, " steps by part of an entry"));
+      }
+      entries.push_back({merged[k].extent, merged[k].dst / elements, merged[k].src / elements});
+    }
+    const int64_t sram0 = (is_load ? *dst0 : *src0) / elements;
+    const int64_t dram0 = (is_load ? *src0 : *dst0) / elements;
+    auto sram_step = [&](const CopyDim& d) { return is_load ? d.dst : d.src; };
+    auto dram_step = [&](const CopyDim& d) { return is_load ? d.src : d.dst; };
+
+    // x: the innermost entries; y: the next loop when it continues x in the buffer.
+    MemInsn insn;
+    insn.opcode = is_load ? Opcode::kLoad : Opcode::kStore;
+    insn.type = type;
+    insn.x_size = static_cast<uint32_t>(entries[0].extent);
+    insn.x_stride = insn.x_size;
+    insn.y_size = 1;
+    size_t outer_from = 1;
+    if (entries.size() > 1 && sram_step(entries[1]) == entries[0].extent &&
+        dram_step(entries[1]) >= entries[0].extent) {
+      insn.y_size = static_cast<uint32_t>(entries[1].extent);
+      insn.x_stride = static_cast<uint32_t>(dram_step(entries[1]));
+      outer_from = 2;
+    }
+    // The remaining loops: one instruction per iteration.
+    std::vector<CopyDim> outer(entries.begin() + outer_from, entries.end());
+    const int64_t tile = int64_t{insn.y_size} * insn.x_size;
+    const int64_t dram_entries =
+        program_.param_bytes[param->second] / (elements * dram->dtype.bytes());
+    std::vector<int64_t> at(outer.size(), 0);
+    while (true) {
+      int64_t s0 = sram0, d0 = dram0;
+      for (size_t k = 0; k < outer.size(); ++k) {
+        s0 += at[k] * sram_step(outer[k]);
+        d0 += at[k] * dram_step(outer[k]);
+      }
+      if (s0 < 0 || s0 + tile > placed.entries) {
+        return Error(absl::StrCat(what, " writes entries [", s0, ", ", s0 + tile, ") of ",
+                                  placed.name, ", which has ", placed.entries));
+      }
+      const int64_t last = d0 + int64_t{insn.y_size - 1} * insn.x_stride + insn.x_size;
+      if (d0 < 0 || last > dram_entries) {
+        return Error(absl::StrCat(what, " reaches entries [", d0, ", ", last, ") of ", dram->name,
+                                  ", which has ", dram_entries));
+      }
+      insn.sram_base = static_cast<uint32_t>(placed.base + s0);
+      insn.dram_base = static_cast<uint32_t>(d0);
+      const Sram buffer = is_load ? placed.kind->sram : Sram::kAcc;
+      if (buffer == Sram::kInput || buffer == Sram::kWeight) {
+        std::vector<int64_t>& writer = writer_[buffer == Sram::kInput ? 0 : 1];
+        std::fill(writer.begin() + placed.base + s0, writer.begin() + placed.base + s0 + tile,
+                  static_cast<int64_t>(planner_.size()));
+      }
+      TESSEL_RETURN_IF_ERROR(Emit(
+          insn, {{buffer, placed.base + s0, placed.base + s0 + tile, is_load}}, param->second));
+      size_t k = 0;
+      for (; k < outer.size(); ++k) {
+        if (++at[k] < outer[k].extent) break;
+        at[k] = 0;
+      }
+      if (k == outer.size()) break;
+    }
+    return absl::OkStatus();
+  }
+
+  const ir::PrimFunc& f_;
+  const Config& config_;
+  SramKind kinds_[3];
+  Program program_;
+  TokenPlanner planner_;
+  std::vector<int> dram_of_;
+  std::unordered_map<const ir::VarNode*, int64_t> env_;
+  std::unordered_map<const ir::VarNode*, int> params_;
+  std::unordered_map<const ir::VarNode*, Placed> placed_;
+  int64_t used_[3] = {0, 0, 0};
+  int64_t high_[3] = {0, 0, 0};
+  std::vector<Uop> gemm_;
+  bool gemm_reset_ = false;
+  // The instruction that last loaded each input and weight entry.
+  std::vector<int64_t> writer_[2];
+  std::map<std::vector<Uop>, int64_t, bool (*)(const std::vector<Uop>&, const std::vector<Uop>&)>
+      uop_cache_{[](const std::vector<Uop>& a, const std::vector<Uop>& b) {
+        return std::lexicographical_compare(
+            a.begin(), a.end(), b.begin(), b.end(), [](const Uop& x, const Uop& y) {
+              return std::tie(x.acc, x.inp, x.wgt) < std::tie(y.acc, y.inp, y.wgt);
+            });
+      }};
+  int64_t uop_used_ = 0;
+  int64_t uop_high_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<Program> EmitProgram(const ir::PrimFunc& function, const Config& config) {
+  if (absl::Status s = hardware::vdla::CheckBuildable(config); !s.ok()) return s;
+  return Emitter(function, config).Run();
+}
+
+}  // namespace tessel::codegen::vdla

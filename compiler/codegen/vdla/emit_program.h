@@ -1,0 +1,28 @@
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include "compiler/codegen/vdla/program.h"
+#include "compiler/ir/stmt.h"
+#include "hardware/vdla/config.h"
+
+// Instructions from a lowered function (transforms::Lower of a VDLA schedule, intrinsics.h).
+//
+// A VDLA function's shapes are static, so the host loops that would issue instructions at run
+// time are run here instead, once, and the program is their trace: every loop is walked with its
+// variable's values; a copy nest under pragma dma_copy becomes LOAD or STORE instructions (its
+// element indices, affine in the nest's loops, are read as a 2-D strided DMA of whole entries);
+// each GEMM call becomes a micro-op, consecutive ones one GEMM instruction over their micro-ops
+// (loaded into the micro-op buffer once per distinct sequence); allocations in the VDLA scopes
+// get entries of their buffer; tokens.h sets the dependency flags and FINISH ends the program.
+//
+// Errors (InvalidArgument, naming the buffer, loop or statement): a schedule whose buffers do not
+// fit (the buffer, the entries asked for, the entries it holds), a copy that does not move whole
+// entries or whose DMA shape the hardware lacks, a statement the accelerator cannot run (a loop
+// body writing memory outside a copy or a GEMM, a vectorized or parallel loop, a host buffer).
+namespace tessel::codegen::vdla {
+
+absl::StatusOr<Program> EmitProgram(const ir::PrimFunc& function,
+                                    const hardware::vdla::Config& config);
+
+}  // namespace tessel::codegen::vdla

@@ -1,0 +1,49 @@
+#include "compiler/codegen/vdla/intrinsics.h"
+
+#include "compiler/ir/op.h"
+#include "compiler/te/compute.h"
+#include "compiler/te/reducer.h"
+
+namespace tessel::codegen::vdla {
+namespace {
+
+// The four arguments that describe a tile's buffer to the emitter. (The offset is passed as an
+// expression, not as a load of the tile's first element: the init nest tensorize makes for a
+// split reduction renames the data loops in expressions, but not inside a buffer view's
+// elem_offset, which would keep the update nest's variables.)
+void AddTile(std::vector<ir::Expr>& args, const ir::Buffer& b) {
+  args.push_back(b->data);
+  args.push_back(b->elem_offset);
+  args.push_back(b->strides.at(0));
+  args.push_back(b->strides.at(1));
+}
+ir::Stmt CallExtern(const char* name, const std::vector<ir::Buffer>& tiles) {
+  std::vector<ir::Expr> args = {ir::StringImm(name)};
+  for (const ir::Buffer& b : tiles) AddTile(args, b);
+  return ir::Evaluate(ir::Call(ir::kInt32, ir::Intrinsic::kCallExtern, std::move(args)));
+}
+
+}  // namespace
+
+te::TensorIntrin GemmIntrin(const hardware::vdla::Config& config) {
+  const ir::DataType int8 = ir::DataType::Int(8);
+  te::Tensor inp = te::placeholder({config.batch, config.block_in}, int8, "inp");
+  te::Tensor wgt = te::placeholder({config.block_out, config.block_in}, int8, "wgt");
+  ir::IterVar i = te::reduce_axis({0, config.block_in}, "i");
+  te::Tensor acc = te::compute(
+      {config.batch, config.block_out},
+      [&](ir::Var b, ir::Var o) {
+        return te::sum(ir::cast(ir::kInt32, inp(b, i)) * ir::cast(ir::kInt32, wgt(o, i)), {i});
+      },
+      "acc");
+  return te::decl_tensor_intrin(
+      acc,
+      [](const std::vector<ir::Buffer>& in, const std::vector<ir::Buffer>& out) {
+        ir::Stmt reset = CallExtern(kGemmResetCall, {out[0]});
+        ir::Stmt update = CallExtern(kGemmCall, {out[0], in[0], in[1]});
+        return te::TensorIntrinBodies{ir::SeqStmt({reset, update}), reset, update};
+      },
+      "vdla_gemm");
+}
+
+}  // namespace tessel::codegen::vdla
