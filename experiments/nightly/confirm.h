@@ -11,11 +11,11 @@
 
 // Regressions confirmed by measuring again. On the project's shared 2-core machines a neighbour's
 // burst can slow one side of a figure's round robin for minutes, and a figure then moves by a
-// quarter with nothing changed (planted_test saw table2/C6 go from 3.33x to 2.45x). Thresholds
-// wide enough for such bursts would hide real regressions; instead, the figures a verdict names
-// as regressed are measured once more, and a figure stays regressed only if that second
-// measurement, judged the same way, regresses too. A false alarm needs two bursts on the same
-// figure; a real regression shows in both.
+// quarter with nothing changed (table2/C6 went from 3.33x to 2.45x in one of planted_test's
+// unchanged runs). Thresholds wide enough for such bursts would hide real regressions; instead, the
+// figures a verdict names as regressed are measured once more, and a figure stays regressed only if
+// that second measurement, judged the same way, regresses too. A false alarm needs two bursts on
+// the same figure; a real regression shows in both.
 namespace tessel::experiments::nightly {
 
 // Measures the named figures again (their full names) and returns a record with them.

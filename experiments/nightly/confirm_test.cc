@@ -17,8 +17,8 @@ Figure Ratio(const std::string& name, double value) {
 }
 
 Record Run(const std::string& commit, double c6, double c7) {
-  return testing::TestRecord(commit, "2024-05-01T02:00:00Z", {Ratio("table2/C6", c6),
-                                                             Ratio("table2/C7", c7)});
+  return testing::TestRecord(commit, "2024-05-01T02:00:00Z",
+                             {Ratio("table2/C6", c6), Ratio("table2/C7", c7)});
 }
 
 const FigureVerdict& Row(const Verdict& v, const std::string& name) {

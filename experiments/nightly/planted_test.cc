@@ -1,5 +1,6 @@
 // The verdict on the real suite, end to end: a small suite (one Table 2 layer, one network's
-// kernels, ResNet-18's compile time) run as the baseline, again unchanged (it passes), and with
+// kernels, ResNet-18's compile time) run three times for the baseline, again unchanged (it
+// passes), and with
 // each regression planted (a template forced to a poor config, the network compiled unfused, a
 // compile twice as slow): the verdict, confirmed by measuring again what regressed as
 // `tessel bench nightly` does, names each, with old and new values.
@@ -62,9 +63,17 @@ const FigureVerdict* Find(const Verdict& v, const std::string& name) {
 
 TEST(PlantedRegressionsTest, TheVerdictNamesEachAndPassesAnUnchangedRun) {
   const SuiteOptions options = Small();
-  const Record baseline = RunSmall(options);
-  ASSERT_EQ(baseline.figures.size(), 3u);
-  const std::vector<Record> history = {baseline};
+  // A baseline of three runs, as the nightly command keeps one (a median, and a history whose
+  // run-to-run spread sets the thresholds): table2/C6's ratio here lands near 2.4x in some runs
+  // and near 3.4x in others, which no single run's repeats show.
+  std::vector<Record> history;
+  for (int run = 0; run < 3; ++run) {
+    history.push_back(RunSmall(options));
+    ASSERT_EQ(history.back().figures.size(), 3u);
+  }
+  absl::StatusOr<Record> merged = BaselineFromRuns(history);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  const Record baseline = *merged;
 
   const Record unchanged = RunSmall(options);
   absl::StatusOr<Verdict> same = JudgeConfirmed(unchanged, baseline, history, options);

@@ -64,10 +64,10 @@ std::string Versions(const nlohmann::json& versions) {
 
 std::string StatusCell(const FigureVerdict& f) {
   const std::string name = FigureStatusName(f.status);
-  const std::string status = f.status == FigureStatus::kRegressed ||
-                                     f.status == FigureStatus::kMissing
-                                 ? absl::StrCat("**", name, "**")
-                                 : name;
+  const std::string status =
+      f.status == FigureStatus::kRegressed || f.status == FigureStatus::kMissing
+          ? absl::StrCat("**", name, "**")
+          : name;
   if (!std::isfinite(f.rerun_value)) return status;
   return absl::StrCat(status, " (measured again: ", FormatValue(f.rerun_value, f.unit), ")");
 }
