@@ -21,14 +21,7 @@ Record Run(const std::string& commit, double c6, double c7) {
                              {Ratio("table2/C6", c6), Ratio("table2/C7", c7)});
 }
 
-const FigureVerdict& Row(const Verdict& v, const std::string& name) {
-  for (const FigureVerdict& f : v.figures) {
-    if (f.name == name) return f;
-  }
-  ADD_FAILURE() << "no row for " << name;
-  static const FigureVerdict kNone;
-  return kNone;
-}
+using testing::Row;
 
 struct Fixture {
   Record baseline = Run("base", 3.3, 1.2);

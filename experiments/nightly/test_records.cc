@@ -1,5 +1,7 @@
 #include "experiments/nightly/test_records.h"
 
+#include <gtest/gtest.h>
+
 namespace tessel::experiments::testing {
 
 using nightly::MakeFigure;
@@ -23,6 +25,15 @@ Figure TestFigure(const std::string& name, const std::string& family, const std:
   f.value = value;
   for (double k : factors) f.repeats.push_back(value * k);
   return f;
+}
+
+const nightly::FigureVerdict& Row(const nightly::Verdict& v, const std::string& name) {
+  for (const nightly::FigureVerdict& f : v.figures) {
+    if (f.name == name) return f;
+  }
+  ADD_FAILURE() << "no row for " << name;
+  static const nightly::FigureVerdict kNone;
+  return kNone;
 }
 
 }  // namespace tessel::experiments::testing

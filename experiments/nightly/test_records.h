@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "experiments/nightly/record.h"
+#include "experiments/nightly/verdict.h"
 
 // For the nightly tests: records and figures of a made-up machine.
 namespace tessel::experiments::testing {
@@ -19,5 +20,8 @@ Record TestRecord(const std::string& commit, const std::string& date,
 // MakeFigure with its value, and repeats at value times each factor.
 Figure TestFigure(const std::string& name, const std::string& family, const std::string& unit,
                   bool higher_is_better, double value, const std::vector<double>& factors = {});
+
+// The verdict's row for the figure `name`; a test failure (and an empty row) when it has none.
+const nightly::FigureVerdict& Row(const nightly::Verdict& v, const std::string& name);
 
 }  // namespace tessel::experiments::testing

@@ -51,14 +51,7 @@ std::vector<Record> History(const Record& base) {
   return history;
 }
 
-const FigureVerdict& Row(const Verdict& v, const std::string& name) {
-  for (const FigureVerdict& f : v.figures) {
-    if (f.name == name) return f;
-  }
-  ADD_FAILURE() << "no row for " << name;
-  static const FigureVerdict kNone;
-  return kNone;
-}
+using testing::Row;
 
 TEST(VerdictTest, NamesASlowdownWithOldAndNewValueAndTheCommits) {
   const Record baseline = Night("abc123", {Fig("network/resnet18", "networks", "x", true, 2.01),
