@@ -48,7 +48,7 @@ TEST(OpTest, FoldingNeverOverflowsInt64) {
   EXPECT_EQ(ToString(big * big), "1u32");  // (2^32 - 1)^2 mod 2^32
   const Expr min64 = IntImm(kInt64, std::numeric_limits<int64_t>::min());
   EXPECT_EQ(truncdiv(min64, IntImm(kInt64, -1)).as<IntImmNode>(), nullptr);  // left unfolded
-  const Expr top = IntImm(DataType::UInt(64), -1);  // 2^64 - 1
+  const Expr top = IntImm(DataType::UInt(64), -1);                           // 2^64 - 1
   EXPECT_EQ(ToString(top > IntImm(DataType::UInt(64), 1)), "true");
   EXPECT_EQ(ToString(max(top, IntImm(DataType::UInt(64), 1))), "-1u64");
 }
@@ -99,6 +99,36 @@ TEST(MutatorTest, UnchangedSubtreesStayShared) {
   Expr changed = Substitute(e, {{j.get(), Expr(3)}});
   EXPECT_EQ(ToString(changed), "((i * 4) + 3)");
   EXPECT_TRUE(changed.as<AddNode>()->a.same_as(left));
+}
+
+// A view of a tile (as tensorize binds an intrinsic's buffer) has its offset in loop variables;
+// substituting them reaches the offset, strides and shape, keeping the data variable.
+TEST(MutatorTest, SubstituteReachesABufferViewsOffset) {
+  Buffer whole = Buffer::Declare("W", {64}, kInt32);
+  Var i("i"), fresh("i.init"), s("s");
+  auto node = MakeRef<BufferNode>();
+  node->data = whole->data;
+  node->dtype = kInt32;
+  node->shape = {4};
+  node->strides = {s};
+  node->elem_offset = i * 16;
+  node->name = "W";
+  node->scope = "global";
+  node->alignment = 1;
+  Buffer view(std::move(node));
+  Stmt store = BufferStore(view, BufferLoad(view, {1}), {0});
+  Stmt renamed = Substitute(store, {{i.get(), fresh}, {s.get(), Expr(2)}});
+  const auto* st = renamed.as<BufferStoreNode>();
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(ToString(st->buffer->elem_offset), "(i.init * 16)");
+  EXPECT_EQ(ToString(st->buffer->strides[0]), "2");
+  EXPECT_TRUE(st->buffer->data.same_as(whole->data));
+  const auto* load = st->value.as<BufferLoadNode>();
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(ToString(load->buffer->elem_offset), "(i.init * 16)");
+  // Without a variable of the map in it, the buffer is the same node.
+  Stmt same = Substitute(store, {{Var("k").get(), Expr(1)}});
+  EXPECT_TRUE(same.same_as(store));
 }
 
 TEST(OpTest, SeqStmtFlattens) {

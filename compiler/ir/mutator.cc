@@ -214,7 +214,42 @@ class Substituter : public IRMutator {
     return it == map_.end() ? self : it->second;
   }
 
+  // A buffer's shape, strides and element offset are expressions too: a view of a tile (what
+  // tensorize binds an intrinsic's buffers to) has an offset in the loop variables, and a copy of
+  // its loop nest with fresh variables must offset by those.
+  Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
+    Expr e = IRMutator::Mutate_(op, self);
+    const auto* load = e.as<BufferLoadNode>();
+    Buffer b = MutateBuffer(load->buffer);
+    return b.same_as(load->buffer) ? e : BufferLoad(b, load->indices);
+  }
+  Stmt Mutate_(const BufferStoreNode* op, const Stmt& self) override {
+    Stmt s = IRMutator::Mutate_(op, self);
+    const auto* store = s.as<BufferStoreNode>();
+    Buffer b = MutateBuffer(store->buffer);
+    return b.same_as(store->buffer) ? s : BufferStore(b, store->value, store->indices);
+  }
+
  private:
+  Buffer MutateBuffer(const Buffer& b) {
+    bool changed = false;
+    std::vector<Expr> shape = MutateAll(b->shape, &changed);
+    std::vector<Expr> strides = MutateAll(b->strides, &changed);
+    Expr offset = b->elem_offset.defined() ? MutateExpr(b->elem_offset) : b->elem_offset;
+    changed |= !offset.same_as(b->elem_offset);
+    if (!changed) return b;
+    auto node = MakeRef<BufferNode>();
+    node->data = b->data;
+    node->dtype = b->dtype;
+    node->shape = std::move(shape);
+    node->strides = std::move(strides);
+    node->elem_offset = std::move(offset);
+    node->name = b->name;
+    node->scope = b->scope;
+    node->alignment = b->alignment;
+    return Buffer(std::move(node));
+  }
+
   const std::unordered_map<const VarNode*, Expr>& map_;
 };
 

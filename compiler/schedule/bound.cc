@@ -47,10 +47,11 @@ std::vector<EnclosingLoop> EnclosingLoops(const StageNode& stage) {
 // its region must cover all of them. Virtual threads share the block's shared memory as its
 // threads do (one tile fetched for all of them, not one per virtual thread: the virtual thread
 // injection keeps a buffer whole when no virtual thread writes it differently); each has its own
-// registers ("local").
+// registers ("local"), and so does an accelerator's buffer (a scope with a dot, "vdla.inp"):
+// a tile per virtual thread is what lets one thread's loads overlap another's compute.
 bool RelaxThread(const std::string& scope, const std::string& tag) {
   if (tag.empty()) return false;
-  if (tag == "vthread") return scope != "local";
+  if (tag == "vthread") return scope != "local" && scope.find('.') == std::string::npos;
   const bool block = tag.rfind("blockIdx", 0) == 0;
   if (scope == "local") return false;
   if (scope == "shared") return !block;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/ir/intrinsic.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
@@ -26,7 +27,8 @@ using ThreadBuffers = std::unordered_map<const ir::VarNode*, ThreadBuffer>;
 
 // The buffers whose contents differ between virtual threads: those with a store that depends on
 // `depends` (the thread index, lets of it, buffers already widened), directly, through another
-// such buffer, or under a loop range, condition or let that does. Found to a fixed point; the
+// such buffer, or under a loop range, condition or let that does, and those passed to an impure
+// call that depends on it. Found to a fixed point; the
 // result holds `depends` too.
 class DependentStores : public ir::IRVisitor {
  public:
@@ -60,6 +62,20 @@ class DependentStores : public ir::IRVisitor {
     if (dependent) Add(op->buffer->data.get());
     ir::IRVisitor::Visit_(op);
   }
+  // A call that is not pure may write any buffer an element of which it is passed (a tensor
+  // intrinsic's output tile): when the call depends on the thread, so do those buffers.
+  void Visit_(const ir::EvaluateNode* op) override {
+    const auto* call = op->value.as<ir::CallNode>();
+    const bool dependent = call != nullptr && !ir::IntrinsicIsPure(call->op) &&
+                           (dependent_context_ > 0 || UsesVar(op->value, vars_));
+    in_dependent_call_ += dependent;
+    ir::IRVisitor::Visit_(op);
+    in_dependent_call_ -= dependent;
+  }
+  void Visit_(const ir::BufferLoadNode* op) override {
+    if (in_dependent_call_ > 0) Add(op->buffer->data.get());
+    ir::IRVisitor::Visit_(op);
+  }
 
  private:
   explicit DependentStores(VarSet vars) : vars_(std::move(vars)) {}
@@ -67,6 +83,7 @@ class DependentStores : public ir::IRVisitor {
 
   VarSet vars_;
   int dependent_context_ = 0;
+  int in_dependent_call_ = 0;
   bool changed_ = false;
 };
 

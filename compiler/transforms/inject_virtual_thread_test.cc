@@ -118,6 +118,29 @@ TEST(InjectVirtualThreadTest, NestedVirtualThreadsMultiplyTheAllocation) {
       << Text(out);
 }
 
+// A buffer written only through an impure call (a tensor intrinsic's output tile, passed as its
+// element) is per thread when the call depends on the thread: the call may write what it is
+// given. (Printed only: the interpreter does not run the extern call.)
+TEST(InjectVirtualThreadTest, ABufferPassedToAThreadDependentCallIsPerThread) {
+  Buffer a = Buffer::Declare("A", {2}, kInt32);
+  Buffer c = Buffer::Declare("C", {2}, kInt32);
+  Buffer t = Buffer::Declare("T", {1}, kInt32, "vdla.acc");
+  Var vt("vt");
+  Stmt call = Evaluate(Call(kInt32, Intrinsic::kCallExtern,
+                            {StringImm("accumulate"), BufferLoad(t, {0}), BufferLoad(a, {vt})}));
+  Stmt body =
+      VThread(vt, 2, Allocate(t, SeqStmt({call, BufferStore(c, BufferLoad(t, {0}), {vt})})));
+  absl::StatusOr<Stmt> out = InjectVirtualThread(body);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(ToString(*out),
+            "allocate T: int32[2] scope \"vdla.acc\" {\n"
+            "  call_extern(\"accumulate\", T[0], A[0])\n"
+            "  call_extern(\"accumulate\", T[1], A[1])\n"
+            "  C[0] = T[0]\n"
+            "  C[1] = T[1]\n"
+            "}\n");
+}
+
 TEST(InjectVirtualThreadTest, BodyWithoutTheThreadVariableRunsOnce) {
   Buffer c = Buffer::Declare("C", {4}, kInt32);
   Var vt("vt"), i("i");

@@ -267,17 +267,18 @@ class Emitter {
 
   absl::StatusOr<TileArg> Tile(const std::vector<ir::Expr>& args, size_t at, Sram want,
                                int64_t rows, int64_t columns) const {
-    const auto* data = args.at(at).as<ir::VarNode>();
-    auto it = data ? placed_.find(data) : placed_.end();
+    const auto* first = args.at(at).as<ir::BufferLoadNode>();
+    auto it = first && first->indices.size() == 1 ? placed_.find(first->buffer->data.get())
+                                                  : placed_.end();
     if (it == placed_.end() || it->second.kind->sram != want) {
       return Error(absl::StrCat("a GEMM operand (", ir::ToString(args.at(at)),
                                 ") is not in the VDLA buffer it must be in"));
     }
-    absl::StatusOr<int64_t> offset = Eval(args.at(at + 1));
+    absl::StatusOr<int64_t> offset = Eval(first->indices[0]);
     if (!offset.ok()) return offset.status();
-    absl::StatusOr<int64_t> row = Eval(args.at(at + 2));
+    absl::StatusOr<int64_t> row = Eval(args.at(at + 1));
     if (!row.ok()) return row.status();
-    absl::StatusOr<int64_t> column = Eval(args.at(at + 3));
+    absl::StatusOr<int64_t> column = Eval(args.at(at + 2));
     if (!column.ok()) return column.status();
     const int64_t elements = it->second.kind->elements;
     if (*column != 1 || (rows > 1 && *row != columns) || *offset % elements != 0) {
@@ -304,10 +305,10 @@ class Emitter {
     uop.acc = static_cast<uint32_t>(acc->placed->base + acc->entry);
     if (!reset) {
       absl::StatusOr<TileArg> inp =
-          Tile(call->args, 5, Sram::kInput, config_.batch, config_.block_in);
+          Tile(call->args, 4, Sram::kInput, config_.batch, config_.block_in);
       if (!inp.ok()) return inp.status();
       absl::StatusOr<TileArg> wgt =
-          Tile(call->args, 9, Sram::kWeight, config_.block_out, config_.block_in);
+          Tile(call->args, 7, Sram::kWeight, config_.block_out, config_.block_in);
       if (!wgt.ok()) return wgt.status();
       uop.inp = static_cast<uint32_t>(inp->placed->base + inp->entry);
       uop.wgt = static_cast<uint32_t>(wgt->placed->base + wgt->entry);
@@ -407,6 +408,11 @@ class Emitter {
       } else {
         break;
       }
+    }
+    // Virtual threads leave one store per thread at the bottom of a shared nest: each is a copy.
+    if (const auto* seq = s.as<ir::SeqStmtNode>()) {
+      for (const ir::Stmt& part : seq->seq) TESSEL_RETURN_IF_ERROR(CopyOne(nest, loops, part));
+      return absl::OkStatus();
     }
     return CopyOne(nest, loops, s);
   }

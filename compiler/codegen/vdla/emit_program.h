@@ -11,9 +11,10 @@
 // A VDLA function's shapes are static, so the host loops that would issue instructions at run
 // time are run here instead, once, and the program is their trace: every loop is walked with its
 // variable's values; a copy nest under pragma dma_copy becomes LOAD or STORE instructions (its
-// element indices, affine in the nest's loops, are read as a 2-D strided DMA of whole entries);
-// each GEMM call becomes a micro-op, consecutive ones one GEMM instruction over their micro-ops
-// (loaded into the micro-op buffer once per distinct sequence); allocations in the VDLA scopes
+// element indices, affine in the nest's loops, are read as a 2-D strided DMA of whole entries;
+// virtual threads leave one store per thread at its bottom, each a copy of its own);
+// each GEMM call becomes a micro-op, consecutive ones a GEMM instruction per set of LOADs their
+// operands come from (loaded into the micro-op buffer once per distinct sequence); allocations in the VDLA scopes
 // get entries of their buffer; tokens.h sets the dependency flags and FINISH ends the program.
 //
 // Errors (InvalidArgument, naming the buffer, loop or statement): a schedule whose buffers do not

@@ -7,13 +7,11 @@
 namespace tessel::codegen::vdla {
 namespace {
 
-// The four arguments that describe a tile's buffer to the emitter. (The offset is passed as an
-// expression, not as a load of the tile's first element: the init nest tensorize makes for a
-// split reduction renames the data loops in expressions, but not inside a buffer view's
-// elem_offset, which would keep the update nest's variables.)
+// The three arguments that describe a tile to the emitter: its first element (a load the
+// emitter reads as an address; passes rewrite it as they rewrite any access, e.g. into a virtual
+// thread's part of an expanded buffer), its row stride and its column stride.
 void AddTile(std::vector<ir::Expr>& args, const ir::Buffer& b) {
-  args.push_back(b->data);
-  args.push_back(b->elem_offset);
+  args.push_back(ir::BufferLoad(b, {0, 0}));
   args.push_back(b->strides.at(0));
   args.push_back(b->strides.at(1));
 }

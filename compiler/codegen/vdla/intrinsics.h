@@ -22,7 +22,7 @@ inline constexpr char kAccScope[] = "vdla.acc";     // accumulator entries: batc
 inline constexpr char kDmaCopy[] = "dma_copy";
 
 // The calls GemmIntrin's implementation makes, call_extern(name, args...), each buffer given as
-// (data, element offset, row stride, column stride) of its tile:
+// (its tile's first element as a load, the tile's row stride, its column stride):
 //   kGemmCall(acc..., inp..., wgt...): acc[b, o] += sum_i inp[b, i] * wgt[o, i]
 //   kGemmResetCall(acc...): acc[b, o] = 0
 inline constexpr char kGemmCall[] = "vdla.gemm";
