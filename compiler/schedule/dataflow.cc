@@ -48,6 +48,18 @@ bool ReadsThroughInline(const Stage& consumer, const Stage& producer) {
   return false;
 }
 
+bool ConsumesAt(const Stage& parent, const IterVar& scope, const Stage& producer) {
+  if (ReadsThroughInline(parent, producer)) return true;
+  for (const auto& [op, middle] : parent->schedule->stage_of) {
+    if (middle->attach_type == AttachType::kScope && middle->attach_stage.get() == parent.get() &&
+        middle->attach_ivar.same_as(scope) && !middle.same_as(producer) &&
+        ReadsThroughInline(middle, producer)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Operation ReplaceInputs(const Operation& op, const TensorMap& map) {
   const auto* compute = op.as<te::ComputeOpNode>();
   if (!compute || map.empty()) return op;

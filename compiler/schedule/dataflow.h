@@ -11,6 +11,12 @@ namespace tessel::schedule {
 // Whether consumer reads producer's outputs, directly or through stages computed inline.
 bool ReadsThroughInline(const Stage& consumer, const Stage& producer);
 
+// Whether parent's iteration of loop `scope` consumes producer's outputs: parent reads them
+// (through inline stages), or a stage computed at that loop does, directly or through inline
+// stages (the accumulators of a
+// quantized layer computed at the output's tile, read by the tail computed there too).
+bool ConsumesAt(const Stage& parent, const IterVar& scope, const Stage& producer);
+
 // Whether op reads any output of producer directly.
 bool Reads(const Operation& op, const Operation& producer);
 

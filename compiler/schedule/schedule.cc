@@ -266,7 +266,7 @@ absl::Status Stage::compute_at(const Stage& parent, const IterVar& scope) {
   if (node_->is_output) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", name(), " is an output"));
   }
-  if (!ReadsThroughInline(parent, *this)) {
+  if (!ConsumesAt(parent, scope, *this)) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": ", parent.name(), " does not consume ", name()));
   }

@@ -115,8 +115,9 @@ class Stage {
   absl::Status bind(const IterVar& axis, const std::string& thread_tag);
   absl::Status pragma(const IterVar& axis, const std::string& key, Expr value = Expr());
 
-  // Where the stage is computed. compute_at needs parent to consume this stage (directly or
-  // through inlined stages) and scope to be a loop of parent.
+  // Where the stage is computed. compute_at needs scope to be a loop of parent and parent to
+  // consume this stage there: directly or through inlined stages, or through a stage already
+  // computed at that loop.
   absl::Status compute_at(const Stage& parent, const IterVar& scope);
   absl::Status compute_inline();
   absl::Status compute_root();

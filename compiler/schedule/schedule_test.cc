@@ -125,6 +125,23 @@ TEST_P(ScheduleTest, Conv2dStride2PaddingInlineAndComputeAt) {
   }
 }
 
+// A producer computed at a loop of a stage that reads it only through another stage computed
+// at that loop: a matmul's tile for an element-wise tail at the output's tile.
+TEST_P(ScheduleTest, ComputeAtTheLoopWhereItsConsumerIsComputed) {
+  testing::Matmul w = testing::MakeMatmul(16, 12, 8);
+  Tensor D = te::compute(
+      {16, 12}, [&](ir::Var i, ir::Var j) { return w.C(i, j) + 1.0f; }, "D");
+  Tensor E = te::compute(
+      {16, 12}, [&](ir::Var i, ir::Var j) { return D(i, j) * 2.0f; }, "E");
+  Schedule s = create_schedule({E.op()});
+  ASSIGN(i, s[E].split(Axes(E)[0], 4));
+  EXPECT_EQ(s[w.C].compute_at(s[E], i.outer).message(),
+            "stage C: cannot compute at stage E: E does not consume C");
+  ASSERT_OK(s[D].compute_at(s[E], i.outer));
+  ASSERT_OK(s[w.C].compute_at(s[E], i.outer));
+  ASSERT_OK(CheckAgainstUnscheduled(s, {w.A, w.B, E}, 2, 7, GetParam()));
+}
+
 TEST_P(ScheduleTest, DepthwiseConv2d) {
   testing::DepthwiseConv2d w = testing::MakeDepthwiseConv2d(5, 10, 3, 1, 1);
   Schedule s = create_schedule({w.C.op()});

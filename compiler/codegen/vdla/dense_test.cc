@@ -4,7 +4,9 @@
 // outputs are compared with products computed here, and bad schedules are refused by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include "compiler/codegen/vdla/emit_program.h"
@@ -36,6 +38,11 @@ struct Dense {
   // Whether the copies are marked for the DMA and the product tensorized (false: a schedule the
   // accelerator cannot run).
   bool dma = true;
+  // The quantized layer's tail on the ALU: out = int8(clip((acc + bias[n]) >> shift, -127, 127))
+  // with an int32 bias per output column, instead of the accumulators' low 8 bits.
+  bool tail = false;
+  int shift = 9;
+  const char* tail_scope = kAccScope;  // where the tail's result lives
 };
 
 struct Built {
@@ -58,15 +65,31 @@ absl::StatusOr<Built> Build(const Dense& d, const Config& c) {
             {ko, ki});
       },
       "acc");
+  Tensor bias = te::placeholder({d.n / c.block_out, c.batch, c.block_out}, ir::kInt32, "bias");
+  Tensor res = te::compute(
+      {d.m / c.batch, d.n / c.block_out, c.batch, c.block_out},
+      [&](ir::Var mo, ir::Var no, ir::Var b, ir::Var o) {
+        ir::Expr shifted = ir::shift_right(acc(mo, no, b, o) + bias(no, b, o), d.shift);
+        return ir::max(ir::min(shifted, 127), -127);
+      },
+      "res");
+  const Tensor last = d.tail ? res : acc;
   Tensor out = te::compute(
       {d.m / c.batch, d.n / c.block_out, c.batch, c.block_out},
       [&](ir::Var mo, ir::Var no, ir::Var b, ir::Var o) {
-        return ir::cast(int8, acc(mo, no, b, o));
+        return ir::cast(int8, last(mo, no, b, o));
       },
       "out");
 
   schedule::Schedule s = schedule::create_schedule({out.op()});
   TESSEL_RETURN_IF_ERROR(s[acc].set_scope(kAccScope));
+  std::optional<Tensor> bias_buf;
+  if (d.tail) {
+    TESSEL_RETURN_IF_ERROR(s[res].set_scope(d.tail_scope));
+    absl::StatusOr<Tensor> read = s.cache_read(bias, kAccScope, {res.op()});
+    if (!read.ok()) return read.status();
+    bias_buf = *read;
+  }
   absl::StatusOr<Tensor> a_buf = s.cache_read(a, kInputScope, {acc.op()});
   if (!a_buf.ok()) return a_buf.status();
   absl::StatusOr<Tensor> w_buf = s.cache_read(w, kWeightScope, {acc.op()});
@@ -84,6 +107,14 @@ absl::StatusOr<Built> Build(const Dense& d, const Config& c) {
     if (!vt.ok()) return vt.status();
     TESSEL_RETURN_IF_ERROR(s[out].bind(vt->outer, "vthread"));
   }
+  if (d.tail) {
+    // The tail first: the accumulators are computed at the output's tile for the tail there.
+    TESSEL_RETURN_IF_ERROR(s[res].compute_at(s[out], nt->outer));
+    TESSEL_RETURN_IF_ERROR(s[*bias_buf].compute_at(s[out], nt->outer));
+    TESSEL_RETURN_IF_ERROR(s[res].pragma(res.op().as<te::ComputeOpNode>()->axis[0], kAlu));
+    TESSEL_RETURN_IF_ERROR(
+        s[*bias_buf].pragma(bias_buf->op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
+  }
   TESSEL_RETURN_IF_ERROR(s[acc].compute_at(s[out], nt->outer));
   const auto* acc_op = acc.op().as<te::ComputeOpNode>();
   const auto& aaxis = acc_op->axis;
@@ -100,7 +131,9 @@ absl::StatusOr<Built> Build(const Dense& d, const Config& c) {
         s[*w_buf].pragma(w_buf->op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
     TESSEL_RETURN_IF_ERROR(s[out].pragma(mt->inner, kDmaCopy));
   }
-  absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, w, out}, "dense");
+  std::vector<Tensor> args = {a, w, out};
+  if (d.tail) args = {a, w, bias, out};
+  absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, args, "dense");
   if (!f.ok()) return f.status();
   return Built{a, w, out, *f};
 }
@@ -141,15 +174,22 @@ hardware::vdla::RunReport RunAndCheck(const Dense& d, const Program& p,
                c.block_out +
            col % c.block_out;
   };
+  std::uniform_int_distribution<int32_t> bias_value(-20000, 20000);
+  std::vector<int32_t> bias(d.n);
+  for (int32_t& x : bias) x = bias_value(rng);
+  std::vector<size_t> sizes = {a.size(), w.size(), static_cast<size_t>(d.m * d.n)};
+  if (d.tail) sizes.insert(sizes.begin() + 2, bias.size() * sizeof(int32_t));
   std::vector<uint64_t> args;
-  for (size_t bytes : {a.size(), w.size(), static_cast<size_t>(d.m * d.n)}) {
+  for (size_t bytes : sizes) {
     absl::StatusOr<uint64_t> at = dev.Allocate(bytes, 256);
     EXPECT_TRUE(at.ok()) << at.status();
     args.push_back(at.ok() ? *at : 0);
   }
+  const uint64_t out_base = args.back();
   std::memcpy(dev.data() + args[0], a.data(), a.size());
   std::memcpy(dev.data() + args[1], w.data(), w.size());
-  std::memset(dev.data() + args[2], 0x5a, d.m * d.n);
+  if (d.tail) std::memcpy(dev.data() + args[2], bias.data(), bias.size() * sizeof(int32_t));
+  std::memset(dev.data() + out_base, 0x5a, d.m * d.n);
 
   absl::StatusOr<hardware::vdla::RunReport> report = RunProgram(dev, p, args);
   EXPECT_TRUE(report.ok()) << report.status() << "\n" << ToString(p);
@@ -161,8 +201,10 @@ hardware::vdla::RunReport RunAndCheck(const Dense& d, const Program& p,
       for (int64_t i = 0; i < d.k; ++i) {
         sum += int32_t{a[a_at(r, i)]} * int32_t{w[w_at(col, i)]};
       }
-      const int8_t want = static_cast<int8_t>(sum & 0xff);
-      const int8_t got = static_cast<int8_t>(dev.data()[args[2] + out_at(r, col)]);
+      // The bias is laid out as [N/bo, batch, bo]: with batch 1, column col is element col.
+      const int32_t clipped = std::clamp((sum + bias[col]) >> d.shift, int32_t{-127}, int32_t{127});
+      const int8_t want = d.tail ? static_cast<int8_t>(clipped) : static_cast<int8_t>(sum & 0xff);
+      const int8_t got = static_cast<int8_t>(dev.data()[out_base + out_at(r, col)]);
       if (got != want && ++wrong <= 5) {
         ADD_FAILURE() << "out[" << r << ", " << col << "] = " << int{got} << ", want " << int{want};
       }
@@ -211,6 +253,21 @@ TEST(VdlaDenseTest, VirtualThreadsHideLoadLatency) {
   EXPECT_LT(hidden, serial * 0.8);
 }
 
+// The quantized tail on the ALU: a bias loaded into the accumulators, added, shifted and
+// clipped in place, then stored narrowed; alone and with two virtual threads.
+TEST(VdlaDenseTest, BiasShiftAndClipRunOnTheAlu) {
+  for (int vthreads : {1, 2}) {
+    const Dense d{
+        .m = 64, .n = 64, .k = 256, .tile_m = 16, .tile_n = 2, .vthreads = vthreads, .tail = true};
+    absl::StatusOr<Program> p = Compile(d);
+    ASSERT_TRUE(p.ok()) << p.status();
+    RunAndCheck(d, *p, hardware::vdla::Engine::kFunctional, 6);
+    const hardware::vdla::RunReport rtl = RunAndCheck(d, *p, hardware::vdla::Engine::kRtl, 7);
+    std::cout << "dense " << d.m << "x" << d.n << "x" << d.k << " with bias, shift, clip, "
+              << vthreads << " thread(s): " << rtl.cycles << " cycles\n";
+  }
+}
+
 TEST(VdlaDenseTest, OneTileAndManyTilesAgree) {
   for (const Dense& d : {Dense{.m = 16, .n = 16, .k = 16, .tile_m = 16, .tile_n = 1},
                          Dense{.m = 48, .n = 48, .k = 64, .tile_m = 8, .tile_n = 3},
@@ -230,6 +287,21 @@ TEST(VdlaDenseTest, ATileTooLargeForTheInputBufferIsRefused) {
   EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(p.status().message().find("needs 128 entries of vdla.inp beside 0 in use, and it "
                                       "holds 64 (choose smaller tiles)"),
+            std::string::npos)
+      << p.status();
+}
+
+TEST(VdlaDenseTest, AnAluResultOutsideTheAccumulatorsIsRefused) {
+  absl::StatusOr<Program> p = Compile({.m = 16,
+                                       .n = 16,
+                                       .k = 16,
+                                       .tile_m = 16,
+                                       .tile_n = 1,
+                                       .tail = true,
+                                       .tail_scope = kInputScope});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("buffer res is computed by the ALU but is not in vdla.acc: "
+                                      "the ALU works on accumulators"),
             std::string::npos)
       << p.status();
 }

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
+#include "compiler/codegen/vdla/affine_nest.h"
+#include "compiler/codegen/vdla/alu_chain.h"
 #include "compiler/codegen/vdla/intrinsics.h"
 #include "compiler/codegen/vdla/tokens.h"
 #include "compiler/ir/printer.h"
@@ -15,6 +18,8 @@
 namespace tessel::codegen::vdla {
 namespace {
 
+using hardware::vdla::AluInsn;
+using hardware::vdla::AluOp;
 using hardware::vdla::Config;
 using hardware::vdla::GemmInsn;
 using hardware::vdla::MemInsn;
@@ -36,12 +41,6 @@ struct Placed {
   int64_t base;
   int64_t entries;
   std::string name;
-};
-
-// One loop of a copy nest, in elements: its extent and the index steps on each side.
-struct CopyDim {
-  int64_t extent;
-  int64_t dst, src;
 };
 
 class Emitter {
@@ -172,6 +171,7 @@ class Emitter {
     if (const auto* loop = s.as<ir::ForNode>()) return VisitFor(loop);
     if (const auto* attr = s.as<ir::AttrStmtNode>()) {
       if (attr->key == absl::StrCat("pragma_", kDmaCopy)) return Copy(attr->body);
+      if (attr->key == absl::StrCat("pragma_", kAlu)) return Alu(attr->body);
       return Visit(attr->body);
     }
     if (const auto* alloc = s.as<ir::AllocateNode>()) return VisitAllocate(alloc);
@@ -340,50 +340,59 @@ class Emitter {
     return absl::OkStatus();
   }
 
-  // One GEMM instruction over `uops`, loaded into the micro-op buffer first unless it holds
-  // them from an earlier GEMM.
-  absl::Status EmitGemm(const std::vector<Uop>& uops) {
+  // Loads `uops` into the micro-op buffer unless it holds them from an earlier instruction;
+  // returns where they start there.
+  absl::StatusOr<int64_t> LoadUops(const std::vector<Uop>& uops) {
     const int64_t n = static_cast<int64_t>(uops.size());
     auto cached = uop_cache_.find(uops);
-    if (cached == uop_cache_.end()) {
-      if (uop_used_ + n > config_.uop_entries()) {
-        uop_cache_.clear();  // start over: compute runs in order, so overwriting is safe
-        uop_used_ = 0;
-      }
-      MemInsn load;
-      load.opcode = Opcode::kLoad;
-      load.type = MemType::kUop;
-      load.sram_base = static_cast<uint32_t>(uop_used_);
-      load.dram_base = static_cast<uint32_t>(program_.uops.size());
-      load.y_size = 1;
-      load.x_size = static_cast<uint32_t>(n);
-      load.x_stride = static_cast<uint32_t>(n);
-      program_.uops.insert(program_.uops.end(), uops.begin(), uops.end());
-      TESSEL_RETURN_IF_ERROR(
-          Emit(load, {{Sram::kUop, uop_used_, uop_used_ + n, true}}, Program::kUopImage));
-      cached = uop_cache_.emplace(uops, uop_used_).first;
-      uop_used_ += n;
-      uop_high_ = std::max(uop_high_, uop_used_);
+    if (cached != uop_cache_.end()) return cached->second;
+    if (uop_used_ + n > config_.uop_entries()) {
+      uop_cache_.clear();  // start over: compute runs in order, so overwriting is safe
+      uop_used_ = 0;
     }
+    MemInsn load;
+    load.opcode = Opcode::kLoad;
+    load.type = MemType::kUop;
+    load.sram_base = static_cast<uint32_t>(uop_used_);
+    load.dram_base = static_cast<uint32_t>(program_.uops.size());
+    load.y_size = 1;
+    load.x_size = static_cast<uint32_t>(n);
+    load.x_stride = static_cast<uint32_t>(n);
+    program_.uops.insert(program_.uops.end(), uops.begin(), uops.end());
+    TESSEL_RETURN_IF_ERROR(
+        Emit(load, {{Sram::kUop, uop_used_, uop_used_ + n, true}}, Program::kUopImage));
+    const int64_t begin = uop_used_;
+    uop_cache_.emplace(uops, begin);
+    uop_used_ += n;
+    uop_high_ = std::max(uop_high_, uop_used_);
+    return begin;
+  }
+
+  // The entries [lo, hi] a field of `uops` names, as an access.
+  static Access Span(const std::vector<Uop>& uops, uint32_t Uop::*field, Sram buffer, bool write) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const Uop& u : uops) {
+      lo = std::min<int64_t>(lo, u.*field);
+      hi = std::max<int64_t>(hi, u.*field);
+    }
+    return {buffer, lo, hi + 1, write};
+  }
+
+  // One GEMM instruction over `uops`.
+  absl::Status EmitGemm(const std::vector<Uop>& uops) {
+    const int64_t n = static_cast<int64_t>(uops.size());
+    TESSEL_ASSIGN_OR_RETURN(const int64_t begin, LoadUops(uops));
     GemmInsn gemm;
     gemm.reset = gemm_reset_;
-    gemm.uop_begin = static_cast<uint32_t>(cached->second);
-    gemm.uop_end = static_cast<uint32_t>(cached->second + n);
+    gemm.uop_begin = static_cast<uint32_t>(begin);
+    gemm.uop_end = static_cast<uint32_t>(begin + n);
     gemm.iter_out = 1;
     gemm.iter_in = 1;
-    std::vector<Access> accesses = {{Sram::kUop, cached->second, cached->second + n, false}};
-    auto span = [&](Sram buffer, auto field, bool write) {
-      int64_t lo = INT64_MAX, hi = INT64_MIN;
-      for (const Uop& u : uops) {
-        lo = std::min<int64_t>(lo, u.*field);
-        hi = std::max<int64_t>(hi, u.*field);
-      }
-      accesses.push_back({buffer, lo, hi + 1, write});
-    };
-    span(Sram::kAcc, &Uop::acc, true);
+    std::vector<Access> accesses = {{Sram::kUop, begin, begin + n, false},
+                                    Span(uops, &Uop::acc, Sram::kAcc, true)};
     if (!gemm_reset_) {
-      span(Sram::kInput, &Uop::inp, false);
-      span(Sram::kWeight, &Uop::wgt, false);
+      accesses.push_back(Span(uops, &Uop::inp, Sram::kInput, false));
+      accesses.push_back(Span(uops, &Uop::wgt, Sram::kWeight, false));
     }
     return Emit(gemm, std::move(accesses), Program::kNoDram);
   }
@@ -394,14 +403,18 @@ class Emitter {
     return absl::OkStatus();
   }
 
-  // ---- Copy nests: LOAD and STORE.
-  absl::Status Copy(const ir::Stmt& nest) {
-    TESSEL_RETURN_IF_ERROR(FlushGemm());
+  // The loops of a nest under a pragma, outermost first, and the statements at its bottom: one,
+  // or one per virtual thread when the pass interleaved the threads inside the nest.
+  struct Nest {
     std::vector<const ir::ForNode*> loops;
+    std::vector<ir::Stmt> bottom;
+  };
+  static Nest Unnest(const ir::Stmt& nest) {
+    Nest out;
     ir::Stmt s = nest;
     while (true) {
       if (const auto* loop = s.as<ir::ForNode>()) {
-        loops.push_back(loop);
+        out.loops.push_back(loop);
         s = loop->body;
       } else if (const auto* attr = s.as<ir::AttrStmtNode>()) {
         s = attr->body;
@@ -409,12 +422,135 @@ class Emitter {
         break;
       }
     }
-    // Virtual threads leave one store per thread at the bottom of a shared nest: each is a copy.
     if (const auto* seq = s.as<ir::SeqStmtNode>()) {
-      for (const ir::Stmt& part : seq->seq) TESSEL_RETURN_IF_ERROR(CopyOne(nest, loops, part));
-      return absl::OkStatus();
+      out.bottom = seq->seq;
+    } else {
+      out.bottom = {s};
     }
-    return CopyOne(nest, loops, s);
+    return out;
+  }
+
+  NestEvaluator Evaluator() {
+    return {[this](const ir::Expr& e) { return Eval(e); },
+            [this](const ir::VarNode* v, std::optional<int64_t> value) {
+              if (value) {
+                env_[v] = *value;
+              } else {
+                env_.erase(v);
+              }
+            }};
+  }
+
+  // ---- Element-wise nests on the accumulators: ALU instructions.
+  absl::Status Alu(const ir::Stmt& nest) {
+    TESSEL_RETURN_IF_ERROR(FlushGemm());
+    const Nest n = Unnest(nest);
+    for (const ir::Stmt& s : n.bottom) TESSEL_RETURN_IF_ERROR(AluOne(nest, n.loops, s));
+    return absl::OkStatus();
+  }
+
+  absl::Status AluOne(const ir::Stmt& nest, const std::vector<const ir::ForNode*>& loops,
+                      const ir::Stmt& s) {
+    const auto* store = s.as<ir::BufferStoreNode>();
+    if (store == nullptr || store->indices.size() != 1) {
+      return Error(absl::StrCat("the nest under pragma ", kAlu,
+                                " is not an element-wise store: ", ir::ToString(nest)));
+    }
+    const std::string& name = store->buffer->name;
+    auto dst = placed_.find(store->buffer->data.get());
+    if (dst == placed_.end() || dst->second.kind->sram != Sram::kAcc) {
+      return Error(absl::StrCat("buffer ", name, " is computed by the ALU but is not in ",
+                                kAccScope, ": the ALU works on accumulators"));
+    }
+    absl::StatusOr<std::vector<AluStep>> steps = AluChain(store->value);
+    if (!steps.ok()) return Error(absl::StrCat(name, ": ", steps.status().message()));
+    // The destination's index, then each step's source's.
+    std::vector<ir::Expr> indices = {store->indices[0]};
+    std::vector<const Placed*> places = {&dst->second};
+    for (const AluStep& step : *steps) {
+      if (step.src == nullptr) continue;
+      auto it = placed_.find(step.src->buffer->data.get());
+      if (it == placed_.end() || it->second.kind->sram != Sram::kAcc ||
+          step.src->indices.size() != 1) {
+        return Error(
+            absl::StrCat(name, ": the ALU reads accumulators only, not ", step.src->buffer->name));
+      }
+      indices.push_back(step.src->indices[0]);
+      places.push_back(&it->second);
+    }
+    absl::StatusOr<AffineNest> affine = AnalyseNest(loops, indices, Evaluator());
+    if (affine.ok()) affine = InEntries(*affine, kinds_[2].elements);
+    if (!affine.ok()) {
+      return Error(absl::StrCat("the element-wise nest of ", name, " ", affine.status().message()));
+    }
+    // Every entry the nest visits: the destination's and each source's.
+    std::vector<std::vector<uint32_t>> entries(indices.size());
+    std::vector<int64_t> at(affine->dims.size(), 0);
+    while (true) {
+      for (size_t k = 0; k < indices.size(); ++k) {
+        int64_t e = affine->base[k];
+        for (size_t d = 0; d < at.size(); ++d) e += at[d] * affine->dims[d].steps[k];
+        if (e < 0 || e >= places[k]->entries) {
+          return Error(absl::StrCat("the element-wise nest of ", name, " reaches entry ", e, " of ",
+                                    places[k]->name, ", which has ", places[k]->entries));
+        }
+        entries[k].push_back(static_cast<uint32_t>(places[k]->base + e));
+      }
+      size_t d = 0;
+      for (; d < at.size(); ++d) {
+        if (++at[d] < affine->dims[d].extent) break;
+        at[d] = 0;
+      }
+      if (d == at.size()) break;
+    }
+    if (static_cast<int64_t>(entries[0].size()) > config_.uop_entries()) {
+      return Error(absl::StrCat("the element-wise nest of ", name, " covers ", entries[0].size(),
+                                " entries, more micro-ops than the buffer's ",
+                                config_.uop_entries()));
+    }
+    size_t source = 1;
+    for (const AluStep& step : *steps) {
+      const std::vector<uint32_t>* src = step.src != nullptr ? &entries[source++] : nullptr;
+      if (!step.move) {
+        TESSEL_RETURN_IF_ERROR(EmitAlu(step.op, step.use_imm, step.imm, entries[0], src));
+      } else if (*src != entries[0]) {
+        // A move: dst = dst * 0, then dst = dst + src.
+        TESSEL_RETURN_IF_ERROR(EmitAlu(AluOp::kMul, true, 0, entries[0], nullptr));
+        TESSEL_RETURN_IF_ERROR(EmitAlu(AluOp::kAdd, false, 0, entries[0], src));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // One ALU instruction: dst[i] = op(dst[i], imm or src[i]) for every i.
+  absl::Status EmitAlu(AluOp op, bool use_imm, int32_t imm, const std::vector<uint32_t>& dst,
+                       const std::vector<uint32_t>* src) {
+    std::vector<Uop> uops;
+    for (size_t i = 0; i < dst.size(); ++i) {
+      uops.push_back({dst[i], src != nullptr ? (*src)[i] : dst[i], 0});
+    }
+    const int64_t n = static_cast<int64_t>(uops.size());
+    TESSEL_ASSIGN_OR_RETURN(const int64_t begin, LoadUops(uops));
+    AluInsn alu;
+    alu.op = op;
+    alu.use_imm = use_imm;
+    alu.imm = imm;
+    alu.uop_begin = static_cast<uint32_t>(begin);
+    alu.uop_end = static_cast<uint32_t>(begin + n);
+    alu.iter_out = 1;
+    alu.iter_in = 1;
+    std::vector<Access> accesses = {{Sram::kUop, begin, begin + n, false},
+                                    Span(uops, &Uop::acc, Sram::kAcc, true)};
+    if (src != nullptr) accesses.push_back(Span(uops, &Uop::inp, Sram::kAcc, false));
+    return Emit(alu, std::move(accesses), Program::kNoDram);
+  }
+
+  // ---- Copy nests: LOAD and STORE.
+  absl::Status Copy(const ir::Stmt& nest) {
+    TESSEL_RETURN_IF_ERROR(FlushGemm());
+    const Nest n = Unnest(nest);
+    for (const ir::Stmt& s : n.bottom) TESSEL_RETURN_IF_ERROR(CopyOne(nest, n.loops, s));
+    return absl::OkStatus();
   }
 
   absl::Status CopyOne(const ir::Stmt& nest, const std::vector<const ir::ForNode*>& loops,
@@ -456,69 +592,16 @@ class Emitter {
     const Placed& placed = placed_.at(sram->data.get());
     const int64_t elements = placed.kind->elements;
 
-    // The nest's element indices as an affine map of its loops.
-    std::vector<CopyDim> dims;
-    for (const ir::ForNode* loop : loops) {
-      absl::StatusOr<int64_t> extent = Eval(loop->extent);
-      if (!extent.ok()) return extent.status();
-      absl::StatusOr<int64_t> min = Eval(loop->min);
-      if (!min.ok()) return min.status();
-      if (*min != 0)
-        return Error(absl::StrCat(what, ": loop ", loop->loop_var->name, " does not start at 0"));
-      env_[loop->loop_var.get()] = 0;
-    }
-    absl::StatusOr<int64_t> dst0 = Eval(store->indices[0]);
-    if (!dst0.ok()) return dst0.status();
-    absl::StatusOr<int64_t> src0 = Eval(load->indices[0]);
-    if (!src0.ok()) return src0.status();
-    for (const ir::ForNode* loop : loops) {
-      const int64_t extent = *Eval(loop->extent);
-      if (extent == 1) continue;
-      int64_t steps[2][2];  // [at 1, at extent - 1][dst, src]
-      for (int k = 0; k < 2; ++k) {
-        env_[loop->loop_var.get()] = k == 0 ? 1 : extent - 1;
-        steps[k][0] = *Eval(store->indices[0]);
-        steps[k][1] = *Eval(load->indices[0]);
-      }
-      env_[loop->loop_var.get()] = 0;
-      CopyDim d{extent, steps[0][0] - *dst0, steps[0][1] - *src0};
-      if (steps[1][0] - *dst0 != d.dst * (extent - 1) ||
-          steps[1][1] - *src0 != d.src * (extent - 1)) {
-        return Error(
-            absl::StrCat(what, ": its indices are not affine in loop ", loop->loop_var->name));
-      }
-      dims.push_back(d);
-    }
-    for (const ir::ForNode* loop : loops) env_.erase(loop->loop_var.get());
-
-    // Merge loops that walk both sides contiguously, innermost first.
-    std::vector<CopyDim> merged;
-    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-      if (!merged.empty() && it->dst == merged.back().dst * merged.back().extent &&
-          it->src == merged.back().src * merged.back().extent) {
-        merged.back().extent *= it->extent;
-      } else {
-        merged.push_back(*it);
-      }
-    }
-    // merged: innermost first. The innermost moves whole entries on both sides.
-    const CopyDim inner = merged.empty() ? CopyDim{1, 1, 1} : merged.front();
-    if (inner.dst != 1 || inner.src != 1 || inner.extent % elements != 0 || *dst0 % elements != 0 ||
-        *src0 % elements != 0) {
-      return Error(absl::StrCat(what, " does not move whole entries of ", elements,
-                                " elements in the same order on both sides"));
-    }
-    std::vector<CopyDim> entries = {{inner.extent / elements, 1, 1}};
-    for (size_t k = 1; k < merged.size(); ++k) {
-      if (merged[k].dst % elements != 0 || merged[k].src % elements != 0) {
-        return Error(absl::StrCat(what, " steps by part of an entry"));
-      }
-      entries.push_back({merged[k].extent, merged[k].dst / elements, merged[k].src / elements});
-    }
-    const int64_t sram0 = (is_load ? *dst0 : *src0) / elements;
-    const int64_t dram0 = (is_load ? *src0 : *dst0) / elements;
-    auto sram_step = [&](const CopyDim& d) { return is_load ? d.dst : d.src; };
-    auto dram_step = [&](const CopyDim& d) { return is_load ? d.src : d.dst; };
+    // The nest's element indices as an affine map of its loops, in entries.
+    absl::StatusOr<AffineNest> affine =
+        AnalyseNest(loops, {store->indices[0], load->indices[0]}, Evaluator());
+    if (affine.ok()) affine = InEntries(*affine, elements);
+    if (!affine.ok()) return Error(absl::StrCat(what, " ", affine.status().message()));
+    const std::vector<AffineDim>& entries = affine->dims;
+    const int64_t sram0 = affine->base[is_load ? 0 : 1];
+    const int64_t dram0 = affine->base[is_load ? 1 : 0];
+    auto sram_step = [&](const AffineDim& d) { return d.steps[is_load ? 0 : 1]; };
+    auto dram_step = [&](const AffineDim& d) { return d.steps[is_load ? 1 : 0]; };
 
     // x: the innermost entries; y: the next loop when it continues x in the buffer.
     MemInsn insn;
@@ -535,7 +618,7 @@ class Emitter {
       outer_from = 2;
     }
     // The remaining loops: one instruction per iteration.
-    std::vector<CopyDim> outer(entries.begin() + outer_from, entries.end());
+    std::vector<AffineDim> outer(entries.begin() + outer_from, entries.end());
     const int64_t tile = int64_t{insn.y_size} * insn.x_size;
     const int64_t dram_entries =
         program_.param_bytes[param->second] / (elements * dram->dtype.bytes());

@@ -13,9 +13,11 @@
 // variable's values; a copy nest under pragma dma_copy becomes LOAD or STORE instructions (its
 // element indices, affine in the nest's loops, are read as a 2-D strided DMA of whole entries;
 // virtual threads leave one store per thread at its bottom, each a copy of its own);
-// each GEMM call becomes a micro-op, consecutive ones a GEMM instruction per set of LOADs their
-// operands come from (loaded into the micro-op buffer once per distinct sequence); allocations in the VDLA scopes
-// get entries of their buffer; tokens.h sets the dependency flags and FINISH ends the program.
+// an element-wise nest under pragma alu becomes ALU instructions in place on its
+// destination's entries (alu_chain.h); each GEMM call becomes a micro-op, consecutive ones a GEMM
+// instruction per set of LOADs their operands come from (loaded into the micro-op buffer once per
+// distinct sequence); allocations in the VDLA scopes get entries of their buffer; tokens.h sets the
+// dependency flags and FINISH ends the program.
 //
 // Errors (InvalidArgument, naming the buffer, loop or statement): a schedule whose buffers do not
 // fit (the buffer, the entries asked for, the entries it holds), a copy that does not move whole

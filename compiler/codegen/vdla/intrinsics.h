@@ -21,6 +21,11 @@ inline constexpr char kAccScope[] = "vdla.acc";     // accumulator entries: batc
 // cast(int8, acc)).
 inline constexpr char kDmaCopy[] = "dma_copy";
 
+// Schedule::pragma's key for an element-wise nest computed on the accumulators: its value, a
+// chain of add, min, max, multiply and shift right with immediates or other accumulators
+// (alu_chain.h), becomes ALU instructions in place on the destination's entries.
+inline constexpr char kAlu[] = "alu";
+
 // The calls GemmIntrin's implementation makes, call_extern(name, args...), each buffer given as
 // (its tile's first element as a load, the tile's row stride, its column stride):
 //   kGemmCall(acc..., inp..., wgt...): acc[b, o] += sum_i inp[b, i] * wgt[o, i]
