@@ -6,7 +6,7 @@ namespace tessel::codegen::vdla {
 
 absl::StatusOr<AffineNest> AnalyseNest(const std::vector<const ir::ForNode*>& loops,
                                        const std::vector<ir::Expr>& exprs,
-                                       const NestEvaluator& evaluator) {
+                                       const NestEvaluator& evaluator, bool merge_loops) {
   auto values = [&]() -> absl::StatusOr<std::vector<int64_t>> {
     std::vector<int64_t> out;
     for (const ir::Expr& e : exprs) {
@@ -54,7 +54,7 @@ absl::StatusOr<AffineNest> AnalyseNest(const std::vector<const ir::ForNode*>& lo
     evaluator.bind(var, 0);
     if (!one.ok()) return one.status();
     if (!last.ok()) return last.status();
-    AffineDim d{extents[l], {}};
+    AffineDim d{extents[l], {}, var};
     for (size_t k = 0; k < exprs.size(); ++k) {
       const int64_t step = (*one)[k] - nest.base[k];
       if ((*last)[k] - nest.base[k] != step * (extents[l] - 1)) {
@@ -66,12 +66,13 @@ absl::StatusOr<AffineNest> AnalyseNest(const std::vector<const ir::ForNode*>& lo
     dims.push_back(std::move(d));
   }
   for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-    bool merge = !nest.dims.empty();
+    bool merge = merge_loops && !nest.dims.empty();
     for (size_t k = 0; merge && k < exprs.size(); ++k) {
       merge = it->steps[k] == nest.dims.back().steps[k] * nest.dims.back().extent;
     }
     if (merge) {
       nest.dims.back().extent *= it->extent;
+      nest.dims.back().var = nullptr;
     } else {
       nest.dims.push_back(*it);
     }
@@ -93,9 +94,9 @@ absl::StatusOr<AffineNest> InEntries(const AffineNest& nest, int64_t elements) {
   }
   AffineNest out;
   for (int64_t b : nest.base) out.base.push_back(b / elements);
-  out.dims.push_back({inner.extent / elements, std::vector<int64_t>(n, 1)});
+  out.dims.push_back({inner.extent / elements, std::vector<int64_t>(n, 1), nullptr});
   for (size_t d = 1; d < nest.dims.size(); ++d) {
-    AffineDim e{nest.dims[d].extent, {}};
+    AffineDim e{nest.dims[d].extent, {}, nest.dims[d].var};
     for (int64_t step : nest.dims[d].steps) {
       if (step % elements != 0) {
         return absl::InvalidArgumentError("steps by part of an entry");

@@ -15,12 +15,13 @@ namespace tessel::codegen::vdla {
 
 struct AffineDim {
   int64_t extent = 1;
-  std::vector<int64_t> steps;  // one per expression
+  std::vector<int64_t> steps;        // one per expression
+  const ir::VarNode* var = nullptr;  // the loop's, unless several loops were merged into this
 };
 
 // Each expression's value with every loop at 0, and the loops innermost first: loops of extent
-// 1 dropped, neighbours merged where every expression continues contiguously (the outer loop's
-// step is the inner's times its extent).
+// 1 dropped, neighbours merged (unless asked not to) where every expression continues
+// contiguously (the outer loop's step is the inner's times its extent).
 struct AffineNest {
   std::vector<int64_t> base;
   std::vector<AffineDim> dims;
@@ -38,7 +39,7 @@ struct NestEvaluator {
 // evaluator's errors. The loops are unbound again on return.
 absl::StatusOr<AffineNest> AnalyseNest(const std::vector<const ir::ForNode*>& loops,
                                        const std::vector<ir::Expr>& exprs,
-                                       const NestEvaluator& evaluator);
+                                       const NestEvaluator& evaluator, bool merge = true);
 
 // The nest in entries of `elements` elements: the innermost loop must move every expression
 // through whole entries in order (step 1, extent a multiple of `elements`, every base on an

@@ -12,6 +12,7 @@
 #include "compiler/codegen/vdla/alu_chain.h"
 #include "compiler/codegen/vdla/intrinsics.h"
 #include "compiler/codegen/vdla/tokens.h"
+#include "compiler/ir/op.h"
 #include "compiler/ir/printer.h"
 #include "compiler/support/status_macros.h"
 
@@ -559,6 +560,18 @@ class Emitter {
     ir::Expr value = store ? store->value : ir::Expr();
     const ir::CastNode* narrowing = value.defined() ? value.as<ir::CastNode>() : nullptr;
     if (narrowing != nullptr) value = narrowing->value;
+    // A padded copy: if_then_else(inside, load, 0).
+    ir::Expr inside;
+    if (const auto* guard = value.defined() ? value.as<ir::CallNode>() : nullptr;
+        guard != nullptr && guard->op == ir::Intrinsic::kIfThenElse) {
+      const int64_t* zero = ir::AsConstInt(guard->args[2]);
+      if (zero == nullptr || *zero != 0) {
+        return Error(absl::StrCat("the nest under pragma ", kDmaCopy,
+                                  " pads with something else than zeros: ", ir::ToString(nest)));
+      }
+      inside = guard->args[0];
+      value = guard->args[1];
+    }
     const auto* load = value.defined() ? value.as<ir::BufferLoadNode>() : nullptr;
     if (load == nullptr || store->indices.size() != 1 || load->indices.size() != 1) {
       return Error(absl::StrCat("the nest under pragma ", kDmaCopy,
@@ -591,6 +604,15 @@ class Emitter {
     }
     const Placed& placed = placed_.at(sram->data.get());
     const int64_t elements = placed.kind->elements;
+    if (inside.defined()) {
+      if (type != MemType::kInput && type != MemType::kAccumulator) {
+        return Error(absl::StrCat(what,
+                                  " is padded, and the DMA pads only inputs and "
+                                  "accumulators"));
+      }
+      return PaddedLoad(what, loops, store->indices[0], load->indices[0], inside, type, placed,
+                        dram, param->second);
+    }
 
     // The nest's element indices as an affine map of its loops, in entries.
     absl::StatusOr<AffineNest> affine =
@@ -656,6 +678,115 @@ class Emitter {
       if (k == outer.size()) break;
     }
     return absl::OkStatus();
+  }
+
+  // A copy whose reads outside `inside` are zeros: per tile, the rows and columns where the
+  // condition holds must form one rectangle; around it the DMA writes zeros (up to 15 rows or
+  // entries on each side, the ISA's pad fields).
+  absl::Status PaddedLoad(const std::string& what, const std::vector<const ir::ForNode*>& loops,
+                          const ir::Expr& dst_index, const ir::Expr& src_index,
+                          const ir::Expr& inside, MemType type, const Placed& placed,
+                          const ir::Buffer& dram, int param) {
+    const int64_t elements = placed.kind->elements;
+    absl::StatusOr<AffineNest> affine =
+        AnalyseNest(loops, {dst_index, src_index}, Evaluator(), /*merge=*/false);
+    if (affine.ok()) affine = InEntries(*affine, elements);
+    if (!affine.ok()) return Error(absl::StrCat(what, " ", affine.status().message()));
+    std::vector<AffineDim> dims = affine->dims;
+    if (dims.size() > 1 && dims[0].extent == 1) dims.erase(dims.begin());  // one entry per column
+    const AffineDim x = dims[0];
+    const AffineDim y = dims.size() > 1 ? dims[1] : AffineDim{1, {x.extent, 0}, nullptr};
+    if (x.steps[0] != 1 || x.steps[1] != 1 || y.steps[0] != x.extent ||
+        (x.extent > 1 && x.var == nullptr) || (y.extent > 1 && y.var == nullptr)) {
+      return Error(
+          absl::StrCat(what, " is padded but its tile is not rows of consecutive entries"));
+    }
+    const std::vector<AffineDim> outer(dims.begin() + std::min<size_t>(dims.size(), 2), dims.end());
+    for (const AffineDim& d : outer) {
+      if (d.var == nullptr) return Error(absl::StrCat(what, " is padded along merged loops"));
+    }
+    const int64_t pad_max = (int64_t{1} << hardware::vdla::kPadBits) - 1;
+    const int64_t dram_entries = program_.param_bytes[param] / (elements * dram->dtype.bytes());
+    for (const ir::ForNode* loop : loops) env_[loop->loop_var.get()] = 0;
+    std::vector<int64_t> at(outer.size(), 0);
+    absl::Status status;
+    while (status.ok()) {
+      int64_t s0 = affine->base[0], d0 = affine->base[1];
+      for (size_t k = 0; k < outer.size(); ++k) {
+        env_[outer[k].var] = at[k];
+        s0 += at[k] * outer[k].steps[0];
+        d0 += at[k] * outer[k].steps[1];
+      }
+      // The rectangle of rows and columns read from DRAM.
+      int64_t r0 = y.extent, r1 = 0, c0 = x.extent, c1 = 0, count = 0;
+      for (int64_t r = 0; r < y.extent && status.ok(); ++r) {
+        if (y.var != nullptr) env_[y.var] = r;
+        for (int64_t c = 0; c < x.extent; ++c) {
+          if (x.var != nullptr) env_[x.var] = c;
+          absl::StatusOr<int64_t> in = Eval(inside);
+          if (!in.ok()) {
+            status = in.status();
+            break;
+          }
+          if (*in == 0) continue;
+          ++count;
+          r0 = std::min(r0, r);
+          r1 = std::max(r1, r + 1);
+          c0 = std::min(c0, c);
+          c1 = std::max(c1, c + 1);
+        }
+      }
+      if (!status.ok()) break;
+      if (count == 0 || count != (r1 - r0) * (c1 - c0)) {
+        status = Error(
+            absl::StrCat(what, count == 0 ? " has a tile entirely in the padding"
+                                          : " reads a region that is not a rectangle of its tile"));
+        break;
+      }
+      const int64_t pads[4] = {r0, y.extent - r1, c0, x.extent - c1};
+      if (*std::max_element(pads, pads + 4) > pad_max) {
+        status = Error(absl::StrCat(what, " pads its tile by ", *std::max_element(pads, pads + 4),
+                                    " rows or entries; the DMA pads at most ", pad_max));
+        break;
+      }
+      MemInsn insn;
+      insn.opcode = Opcode::kLoad;
+      insn.type = type;
+      insn.sram_base = static_cast<uint32_t>(placed.base + s0);
+      const int64_t first = d0 + r0 * y.steps[1] + c0;
+      const int64_t last = first + (r1 - r0 - 1) * y.steps[1] + (c1 - c0);
+      if (first < 0 || last > dram_entries || y.steps[1] < 0) {
+        status = Error(absl::StrCat(what, " reaches entries [", first, ", ", last, ") of ",
+                                    dram->name, ", which has ", dram_entries));
+        break;
+      }
+      if (s0 < 0 || s0 + y.extent * x.extent > placed.entries) {
+        status = Error(absl::StrCat(what, " writes past ", placed.name));
+        break;
+      }
+      insn.dram_base = static_cast<uint32_t>(first);
+      insn.y_size = static_cast<uint32_t>(r1 - r0);
+      insn.x_size = static_cast<uint32_t>(c1 - c0);
+      insn.x_stride = static_cast<uint32_t>(y.extent > 1 ? y.steps[1] : c1 - c0);
+      insn.y_pad_0 = static_cast<uint32_t>(pads[0]);
+      insn.y_pad_1 = static_cast<uint32_t>(pads[1]);
+      insn.x_pad_0 = static_cast<uint32_t>(pads[2]);
+      insn.x_pad_1 = static_cast<uint32_t>(pads[3]);
+      const int64_t begin = placed.base + s0, end = begin + y.extent * x.extent;
+      if (type == MemType::kInput) {
+        std::fill(writer_[0].begin() + begin, writer_[0].begin() + end,
+                  static_cast<int64_t>(planner_.size()));
+      }
+      status = Emit(insn, {{placed.kind->sram, begin, end, true}}, param);
+      size_t k = 0;
+      for (; k < outer.size(); ++k) {
+        if (++at[k] < outer[k].extent) break;
+        at[k] = 0;
+      }
+      if (k == outer.size()) break;
+    }
+    for (const ir::ForNode* loop : loops) env_.erase(loop->loop_var.get());
+    return status;
   }
 
   const ir::PrimFunc& f_;

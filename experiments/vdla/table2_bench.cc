@@ -1,0 +1,162 @@
+// ResNet-18's convolutions (Table 2, C2-C12; C1's 3 input channels stay on the CPU as in the
+// paper) compiled for VDLA and run on the cycle-accurate RTL, with and without virtual threads:
+// per layer the tiling, cycles, compute utilisation (MACs / (cycles x MACs per cycle)), the
+// operational intensity (MACs per byte the DMA moves) and whether every output matches the
+// convolution computed on the host. The paper's Fig. 10 measures the same two quantities on its
+// accelerator.
+//
+//   bazel run -c opt //experiments/vdla:table2_bench -- [--layers=C2,C5] [--latency=32]
+#include <absl/flags/flag.h>
+#include <absl/flags/parse.h>
+#include <absl/strings/str_format.h>
+#include <absl/strings/str_split.h>
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <variant>
+
+#include "compiler/codegen/vdla/emit_program.h"
+#include "compiler/ops/vdla/conv2d.h"
+#include "compiler/ops/vdla/testing/conv2d_check.h"
+#include "workloads/table2.h"
+
+ABSL_FLAG(std::string, layers, "C2,C3,C4,C5,C6,C7,C8,C9,C10,C11,C12", "Table 2 layers");
+
+namespace tessel::experiments {
+namespace {
+
+using hardware::vdla::Config;
+using ops::vdla::Conv2dShape;
+using ops::vdla::Conv2dTiling;
+
+// The largest tile (rows x channel blocks) whose buffers fit a share of 1 / vthreads of each
+// on-chip buffer and whose GEMM micro-ops fit half the micro-op buffer, the virtual threads over
+// row tiles or else over channel tiles; none when no tiling fits.
+std::optional<Conv2dTiling> ChooseTiling(const Conv2dShape& v, const Config& c, int vthreads) {
+  std::optional<Conv2dTiling> best;
+  int64_t best_size = 0;
+  const int blocks = v.o / c.block_out;
+  for (bool over_channels : {false, true}) {
+    for (int tile_o = 1; tile_o <= blocks; ++tile_o) {
+      if (blocks % tile_o != 0) continue;
+      if (over_channels && (blocks / tile_o) % vthreads != 0) continue;
+      for (int tile_h = 1; tile_h <= v.oh(); ++tile_h) {
+        if (v.oh() % tile_h != 0) continue;
+        if (!over_channels && (v.oh() / tile_h) % vthreads != 0) continue;
+        const int64_t acc = int64_t{tile_h} * v.ow() * tile_o;
+        const int64_t inp = int64_t{(tile_h - 1) * v.stride + v.k} * (v.w + 2 * v.pad);
+        const int64_t wgt = int64_t{v.k} * v.k * tile_o;
+        const int64_t uops = acc * v.k * v.k;
+        if (acc * vthreads > c.accumulator_entries() || inp * vthreads > c.input_entries() ||
+            wgt * vthreads > c.weight_entries() || uops * vthreads > c.uop_entries() / 2) {
+          continue;
+        }
+        if (acc > best_size) {
+          best_size = acc;
+          best = Conv2dTiling{tile_h, tile_o, vthreads, over_channels && vthreads > 1};
+        }
+      }
+    }
+  }
+  return best;
+}
+
+// Bytes the program's LOADs and STOREs move (micro-op loads included).
+int64_t DmaBytes(const codegen::vdla::Program& p, const Config& c) {
+  int64_t bytes = 0;
+  for (const hardware::vdla::Insn& insn : p.insns) {
+    const auto* m = std::get_if<hardware::vdla::MemInsn>(&insn);
+    if (m == nullptr) continue;
+    const int64_t entries = int64_t{m->y_size} * m->x_size;
+    switch (m->type) {
+      case hardware::vdla::MemType::kUop:
+        bytes += entries * Config::kUopBytes;
+        break;
+      case hardware::vdla::MemType::kInput:
+        bytes += entries * c.input_entry_bytes();
+        break;
+      case hardware::vdla::MemType::kWeight:
+        bytes += entries * c.weight_entry_bytes();
+        break;
+      case hardware::vdla::MemType::kAccumulator:
+        bytes += entries * c.accumulator_entry_bytes();
+        break;
+      case hardware::vdla::MemType::kOutput:
+        bytes += entries * c.output_entry_bytes();
+        break;
+    }
+  }
+  return bytes;
+}
+
+int Main() {
+  const Config c;
+  std::cout << absl::StrFormat(
+      "VDLA %dx%dx%d GEMM, RTL simulated by Verilator (cycle counts; the %d MHz clock is the "
+      "design's stated one, not measured)\n",
+      c.batch, c.block_in, c.block_out, c.clock_mhz);
+  std::cout << absl::StrFormat("%-5s %-8s %8s %11s %7s %9s %8s\n", "layer", "threads", "tiling",
+                               "cycles", "util", "MAC/byte", "correct");
+  std::vector<double> utils[2];
+  const std::vector<std::string> names = absl::StrSplit(absl::GetFlag(FLAGS_layers), ',');
+  for (const std::string& name : names) {
+    absl::StatusOr<workloads::Layer> layer = workloads::FindLayer(name);
+    if (!layer.ok()) {
+      std::cerr << layer.status() << "\n";
+      return 1;
+    }
+    const Conv2dShape v{static_cast<int>(layer->ic), static_cast<int>(layer->oc),
+                        static_cast<int>(layer->h),  static_cast<int>(layer->w),
+                        static_cast<int>(layer->k),  static_cast<int>(layer->stride),
+                        static_cast<int>(layer->pad)};
+    for (int vthreads : {1, 2}) {
+      const std::optional<Conv2dTiling> tiling = ChooseTiling(v, c, vthreads);
+      if (!tiling) {
+        std::cout << absl::StrFormat("%-5s %-8d %8s (no tiling fits)\n", name, vthreads, "-");
+        continue;
+      }
+      const Conv2dTiling& t = *tiling;
+      absl::StatusOr<ir::PrimFunc> f = ops::vdla::LowerConv2d(v, t, c);
+      absl::StatusOr<codegen::vdla::Program> p =
+          f.ok() ? codegen::vdla::EmitProgram(*f, c)
+                 : absl::StatusOr<codegen::vdla::Program>(f.status());
+      if (!p.ok()) {
+        std::cerr << name << ": " << p.status() << "\n";
+        return 1;
+      }
+      absl::StatusOr<ops::vdla::testing::Conv2dRun> run =
+          ops::vdla::testing::RunConv2d(v, *p, hardware::vdla::Engine::kRtl, 1);
+      if (!run.ok()) {
+        std::cerr << name << ": " << run.status() << "\n";
+        return 1;
+      }
+      const double util = static_cast<double>(v.macs()) /
+                          (static_cast<double>(run->report.cycles) * c.macs_per_cycle());
+      utils[vthreads - 1].push_back(util);
+      std::cout << absl::StrFormat(
+          "%-5s %-8d %8s %11d %6.1f%% %9.1f %8s\n", name, vthreads,
+          absl::StrFormat("%dx%d%s", t.tile_h, t.tile_o, t.vthreads_over_channels ? "c" : ""),
+          run->report.cycles, 100 * util, static_cast<double>(v.macs()) / DmaBytes(*p, c),
+          run->wrong == 0 ? "yes" : "NO");
+    }
+  }
+  for (int k = 0; k < 2; ++k) {
+    std::vector<double>& u = utils[k];
+    std::sort(u.begin(), u.end());
+    const double median = u.empty()      ? 0
+                          : u.size() % 2 ? u[u.size() / 2]
+                                         : (u[u.size() / 2 - 1] + u[u.size() / 2]) / 2;
+    std::cout << absl::StrFormat("median utilization (%d virtual thread%s) = %.3f\n", k + 1,
+                                 k ? "s" : "", median);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tessel::experiments
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return tessel::experiments::Main();
+}
