@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "compiler/codegen/vdla/emit_program.h"
+#include "compiler/codegen/vdla/program.h"
 #include "compiler/ops/vdla/conv2d.h"
 #include "compiler/ops/vdla/testing/conv2d_check.h"
 #include "workloads/table2.h"
@@ -66,25 +67,8 @@ std::optional<Conv2dTiling> ChooseTiling(const Conv2dShape& v, const Config& c, 
 int64_t DmaBytes(const codegen::vdla::Program& p, const Config& c) {
   int64_t bytes = 0;
   for (const hardware::vdla::Insn& insn : p.insns) {
-    const auto* m = std::get_if<hardware::vdla::MemInsn>(&insn);
-    if (m == nullptr) continue;
-    const int64_t entries = int64_t{m->y_size} * m->x_size;
-    switch (m->type) {
-      case hardware::vdla::MemType::kUop:
-        bytes += entries * Config::kUopBytes;
-        break;
-      case hardware::vdla::MemType::kInput:
-        bytes += entries * c.input_entry_bytes();
-        break;
-      case hardware::vdla::MemType::kWeight:
-        bytes += entries * c.weight_entry_bytes();
-        break;
-      case hardware::vdla::MemType::kAccumulator:
-        bytes += entries * c.accumulator_entry_bytes();
-        break;
-      case hardware::vdla::MemType::kOutput:
-        bytes += entries * c.output_entry_bytes();
-        break;
+    if (const auto* m = std::get_if<hardware::vdla::MemInsn>(&insn)) {
+      bytes += int64_t{m->y_size} * m->x_size * codegen::vdla::EntryBytes(c, m->type);
     }
   }
   return bytes;

@@ -108,4 +108,12 @@ absl::StatusOr<AffineNest> InEntries(const AffineNest& nest, int64_t elements) {
   return out;
 }
 
+bool NextIteration(const std::vector<AffineDim>& dims, std::vector<int64_t>& at) {
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (++at[d] < dims[d].extent) return true;
+    at[d] = 0;
+  }
+  return false;
+}
+
 }  // namespace tessel::codegen::vdla

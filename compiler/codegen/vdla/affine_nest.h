@@ -47,4 +47,8 @@ absl::StatusOr<AffineNest> AnalyseNest(const std::vector<const ir::ForNode*>& lo
 // (step 1). InvalidArgument saying which condition fails.
 absl::StatusOr<AffineNest> InEntries(const AffineNest& nest, int64_t elements);
 
+// Steps `at` (one counter per dim, innermost first) to the next iteration of `dims`; false
+// after the last one, with `at` back at zeros.
+bool NextIteration(const std::vector<AffineDim>& dims, std::vector<int64_t>& at);
+
 }  // namespace tessel::codegen::vdla

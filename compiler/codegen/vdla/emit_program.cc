@@ -497,12 +497,7 @@ class Emitter {
         }
         entries[k].push_back(static_cast<uint32_t>(places[k]->base + e));
       }
-      size_t d = 0;
-      for (; d < at.size(); ++d) {
-        if (++at[d] < affine->dims[d].extent) break;
-        at[d] = 0;
-      }
-      if (d == at.size()) break;
+      if (!NextIteration(affine->dims, at)) break;
     }
     if (static_cast<int64_t>(entries[0].size()) > config_.uop_entries()) {
       return Error(absl::StrCat("the element-wise nest of ", name, " covers ", entries[0].size(),
@@ -670,12 +665,7 @@ class Emitter {
       }
       TESSEL_RETURN_IF_ERROR(Emit(
           insn, {{buffer, placed.base + s0, placed.base + s0 + tile, is_load}}, param->second));
-      size_t k = 0;
-      for (; k < outer.size(); ++k) {
-        if (++at[k] < outer[k].extent) break;
-        at[k] = 0;
-      }
-      if (k == outer.size()) break;
+      if (!NextIteration(outer, at)) break;
     }
     return absl::OkStatus();
   }
@@ -778,12 +768,7 @@ class Emitter {
                   static_cast<int64_t>(planner_.size()));
       }
       status = Emit(insn, {{placed.kind->sram, begin, end, true}}, param);
-      size_t k = 0;
-      for (; k < outer.size(); ++k) {
-        if (++at[k] < outer[k].extent) break;
-        at[k] = 0;
-      }
-      if (k == outer.size()) break;
+      if (!NextIteration(outer, at)) break;
     }
     for (const ir::ForNode* loop : loops) env_.erase(loop->loop_var.get());
     return status;

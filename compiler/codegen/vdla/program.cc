@@ -5,7 +5,6 @@
 #include <cstring>
 
 namespace tessel::codegen::vdla {
-namespace {
 
 using hardware::vdla::Config;
 using hardware::vdla::MemInsn;
@@ -26,8 +25,6 @@ int64_t EntryBytes(const Config& c, MemType type) {
   }
   return 1;
 }
-
-}  // namespace
 
 absl::StatusOr<hardware::vdla::RunReport> RunProgram(hardware::vdla::Device& device,
                                                      const Program& program,

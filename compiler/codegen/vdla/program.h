@@ -37,6 +37,9 @@ absl::StatusOr<hardware::vdla::RunReport> RunProgram(hardware::vdla::Device& dev
                                                      const Program& program,
                                                      const std::vector<uint64_t>& args);
 
+// Bytes of one entry of the memory type a LOAD or STORE moves (config.h).
+int64_t EntryBytes(const hardware::vdla::Config& config, hardware::vdla::MemType type);
+
 // One instruction a line, with the argument its DRAM address counts from.
 std::string ToString(const Program& program);
 
