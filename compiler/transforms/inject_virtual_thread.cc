@@ -62,18 +62,20 @@ class DependentStores : public ir::IRVisitor {
     if (dependent) Add(op->buffer->data.get());
     ir::IRVisitor::Visit_(op);
   }
-  // A call that is not pure may write any buffer an element of which it is passed (a tensor
-  // intrinsic's output tile): when the call depends on the thread, so do those buffers.
+  // A call that is not pure writes the buffer whose element is its first buffer argument (a
+  // tensor intrinsic passes its output tile first) and reads the others: when the call depends
+  // on the thread, so does that buffer.
   void Visit_(const ir::EvaluateNode* op) override {
     const auto* call = op->value.as<ir::CallNode>();
-    const bool dependent = call != nullptr && !ir::IntrinsicIsPure(call->op) &&
-                           (dependent_context_ > 0 || UsesVar(op->value, vars_));
-    in_dependent_call_ += dependent;
-    ir::IRVisitor::Visit_(op);
-    in_dependent_call_ -= dependent;
-  }
-  void Visit_(const ir::BufferLoadNode* op) override {
-    if (in_dependent_call_ > 0) Add(op->buffer->data.get());
+    if (call != nullptr && !ir::IntrinsicIsPure(call->op) &&
+        (dependent_context_ > 0 || UsesVar(op->value, vars_))) {
+      for (const ir::Expr& arg : call->args) {
+        if (const auto* load = arg.as<ir::BufferLoadNode>()) {
+          Add(load->buffer->data.get());
+          break;
+        }
+      }
+    }
     ir::IRVisitor::Visit_(op);
   }
 
@@ -83,7 +85,6 @@ class DependentStores : public ir::IRVisitor {
 
   VarSet vars_;
   int dependent_context_ = 0;
-  int in_dependent_call_ = 0;
   bool changed_ = false;
 };
 

@@ -27,8 +27,9 @@
 //   thread, each binding a fresh variable) around its interleaved body;
 // - an Allocate of size N that some thread fills differently (a store into it depends on the
 //   thread, directly, through another such buffer, or under a loop range, condition or let that
-//   does; or an element of it is passed to an impure call that depends on the thread, since the
-//   call may write it) becomes one Allocate (same data variable) of N * n elements; thread t uses elements
+//   does; or its element is the first buffer argument of an impure call that depends on the
+//   thread: such a call writes that buffer and reads the others, as a tensor intrinsic passes
+//   its output tile first) becomes one Allocate (same data variable) of N * n elements; thread t uses elements
 //   [t * N, (t + 1) * N), its accesses indexed t * N + index. One that every thread fills alike
 //   (a shared tile relaxed over the vthreads by bound inference) stays one buffer of N, and the
 //   statements that fill it run once;

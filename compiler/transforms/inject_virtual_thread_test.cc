@@ -119,25 +119,33 @@ TEST(InjectVirtualThreadTest, NestedVirtualThreadsMultiplyTheAllocation) {
 }
 
 // A buffer written only through an impure call (a tensor intrinsic's output tile, passed as its
-// element) is per thread when the call depends on the thread: the call may write what it is
-// given. (Printed only: the interpreter does not run the extern call.)
-TEST(InjectVirtualThreadTest, ABufferPassedToAThreadDependentCallIsPerThread) {
+// first buffer argument) is per thread when the call depends on the thread; a buffer the call
+// only reads, filled alike for every thread, stays one. (Printed only: the interpreter does not
+// run the extern call.)
+TEST(InjectVirtualThreadTest, TheOutputOfAThreadDependentCallIsPerThread) {
   Buffer a = Buffer::Declare("A", {2}, kInt32);
   Buffer c = Buffer::Declare("C", {2}, kInt32);
   Buffer t = Buffer::Declare("T", {1}, kInt32, "vdla.acc");
+  Buffer r = Buffer::Declare("R", {1}, kInt32, "vdla.wgt");
   Var vt("vt");
-  Stmt call = Evaluate(Call(kInt32, Intrinsic::kCallExtern,
-                            {StringImm("accumulate"), BufferLoad(t, {0}), BufferLoad(a, {vt})}));
-  Stmt body =
-      VThread(vt, 2, Allocate(t, SeqStmt({call, BufferStore(c, BufferLoad(t, {0}), {vt})})));
+  Stmt fill = BufferStore(r, BufferLoad(a, {0}), {0});
+  Stmt call = Evaluate(
+      Call(kInt32, Intrinsic::kCallExtern,
+           {StringImm("accumulate"), BufferLoad(t, {0}), BufferLoad(a, {vt}), BufferLoad(r, {0})}));
+  Stmt body = VThread(
+      vt, 2,
+      Allocate(t, Allocate(r, SeqStmt({fill, call, BufferStore(c, BufferLoad(t, {0}), {vt})}))));
   absl::StatusOr<Stmt> out = InjectVirtualThread(body);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(ToString(*out),
             "allocate T: int32[2] scope \"vdla.acc\" {\n"
-            "  call_extern(\"accumulate\", T[0], A[0])\n"
-            "  call_extern(\"accumulate\", T[1], A[1])\n"
-            "  C[0] = T[0]\n"
-            "  C[1] = T[1]\n"
+            "  allocate R: int32[1] scope \"vdla.wgt\" {\n"
+            "    R[0] = A[0]\n"
+            "    call_extern(\"accumulate\", T[0], A[0], R[0])\n"
+            "    call_extern(\"accumulate\", T[1], A[1], R[0])\n"
+            "    C[0] = T[0]\n"
+            "    C[1] = T[1]\n"
+            "  }\n"
             "}\n");
 }
 

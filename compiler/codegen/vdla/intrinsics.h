@@ -27,7 +27,8 @@ inline constexpr char kDmaCopy[] = "dma_copy";
 inline constexpr char kAlu[] = "alu";
 
 // The calls GemmIntrin's implementation makes, call_extern(name, args...), each buffer given as
-// (its tile's first element as a load, the tile's row stride, its column stride):
+// (its tile's first element as a load, the tile's row stride, its column stride), the written
+// accumulators first (what the virtual-thread pass takes a call to write):
 //   kGemmCall(acc..., inp..., wgt...): acc[b, o] += sum_i inp[b, i] * wgt[o, i]
 //   kGemmResetCall(acc...): acc[b, o] = 0
 inline constexpr char kGemmCall[] = "vdla.gemm";
