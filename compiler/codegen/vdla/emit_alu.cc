@@ -91,18 +91,11 @@ absl::Status Emitter::EmitAlu(AluOp op, bool use_imm, int32_t imm, const std::ve
   for (size_t i = 0; i < dst.size(); ++i) {
     uops.push_back({dst[i], src != nullptr ? (*src)[i] : dst[i], 0});
   }
-  const int64_t n = static_cast<int64_t>(uops.size());
-  TESSEL_ASSIGN_OR_RETURN(const int64_t begin, LoadUops(uops));
   AluInsn alu;
   alu.op = op;
   alu.use_imm = use_imm;
   alu.imm = imm;
-  alu.uop_begin = static_cast<uint32_t>(begin);
-  alu.uop_end = static_cast<uint32_t>(begin + n);
-  alu.iter_out = 1;
-  alu.iter_in = 1;
-  std::vector<Access> accesses = {{Sram::kUop, begin, begin + n, false},
-                                  Span(uops, &Uop::acc, Sram::kAcc, true)};
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Access> accesses, OverUops(alu, uops));
   if (src != nullptr) accesses.push_back(Span(uops, &Uop::inp, Sram::kAcc, false));
   return Emit(alu, std::move(accesses), Program::kNoDram);
 }

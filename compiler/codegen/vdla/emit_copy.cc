@@ -105,8 +105,6 @@ absl::Status Emitter::CopyOne(const ir::Stmt& nest, const std::vector<const ir::
   // The remaining loops: one instruction per iteration.
   std::vector<AffineDim> outer(entries.begin() + outer_from, entries.end());
   const int64_t tile = int64_t{insn.y_size} * insn.x_size;
-  const int64_t dram_entries =
-      program_.param_bytes[param->second] / (elements * dram->dtype.bytes());
   std::vector<int64_t> at(outer.size(), 0);
   while (true) {
     int64_t s0 = sram0, d0 = dram0;
@@ -114,25 +112,7 @@ absl::Status Emitter::CopyOne(const ir::Stmt& nest, const std::vector<const ir::
       s0 += at[k] * sram_step(outer[k]);
       d0 += at[k] * dram_step(outer[k]);
     }
-    if (s0 < 0 || s0 + tile > placed.entries) {
-      return Error(absl::StrCat(what, " writes entries [", s0, ", ", s0 + tile, ") of ",
-                                placed.name, ", which has ", placed.entries));
-    }
-    const int64_t last = d0 + int64_t{insn.y_size - 1} * insn.x_stride + insn.x_size;
-    if (d0 < 0 || last > dram_entries) {
-      return Error(absl::StrCat(what, " reaches entries [", d0, ", ", last, ") of ", dram->name,
-                                ", which has ", dram_entries));
-    }
-    insn.sram_base = static_cast<uint32_t>(placed.base + s0);
-    insn.dram_base = static_cast<uint32_t>(d0);
-    const Sram buffer = is_load ? placed.kind->sram : Sram::kAcc;
-    if (buffer == Sram::kInput || buffer == Sram::kWeight) {
-      std::vector<int64_t>& writer = writer_[buffer == Sram::kInput ? 0 : 1];
-      std::fill(writer.begin() + placed.base + s0, writer.begin() + placed.base + s0 + tile,
-                static_cast<int64_t>(planner_.size()));
-    }
-    TESSEL_RETURN_IF_ERROR(
-        Emit(insn, {{buffer, placed.base + s0, placed.base + s0 + tile, is_load}}, param->second));
+    TESSEL_RETURN_IF_ERROR(Transfer(what, insn, placed, s0, tile, dram, param->second, d0));
     if (!NextIteration(outer, at)) break;
   }
   return absl::OkStatus();
@@ -161,7 +141,6 @@ absl::Status Emitter::PaddedLoad(const std::string& what,
     if (d.var == nullptr) return Error(absl::StrCat(what, " is padded along merged loops"));
   }
   const int64_t pad_max = (int64_t{1} << hardware::vdla::kPadBits) - 1;
-  const int64_t dram_entries = program_.param_bytes[param] / (elements * dram->dtype.bytes());
   for (const ir::ForNode* loop : loops) env_[loop->loop_var.get()] = 0;
   std::vector<int64_t> at(outer.size(), 0);
   absl::Status status;
@@ -204,22 +183,13 @@ absl::Status Emitter::PaddedLoad(const std::string& what,
                                   " rows or entries; the DMA pads at most ", pad_max));
       break;
     }
+    if (y.steps[1] < 0) {
+      status = Error(absl::StrCat(what, " reads its rows backwards in ", dram->name));
+      break;
+    }
     MemInsn insn;
     insn.opcode = Opcode::kLoad;
     insn.type = type;
-    insn.sram_base = static_cast<uint32_t>(placed.base + s0);
-    const int64_t first = d0 + r0 * y.steps[1] + c0;
-    const int64_t last = first + (r1 - r0 - 1) * y.steps[1] + (c1 - c0);
-    if (first < 0 || last > dram_entries || y.steps[1] < 0) {
-      status = Error(absl::StrCat(what, " reaches entries [", first, ", ", last, ") of ",
-                                  dram->name, ", which has ", dram_entries));
-      break;
-    }
-    if (s0 < 0 || s0 + y.extent * x.extent > placed.entries) {
-      status = Error(absl::StrCat(what, " writes past ", placed.name));
-      break;
-    }
-    insn.dram_base = static_cast<uint32_t>(first);
     insn.y_size = static_cast<uint32_t>(r1 - r0);
     insn.x_size = static_cast<uint32_t>(c1 - c0);
     insn.x_stride = static_cast<uint32_t>(y.extent > 1 ? y.steps[1] : c1 - c0);
@@ -227,16 +197,39 @@ absl::Status Emitter::PaddedLoad(const std::string& what,
     insn.y_pad_1 = static_cast<uint32_t>(pads[1]);
     insn.x_pad_0 = static_cast<uint32_t>(pads[2]);
     insn.x_pad_1 = static_cast<uint32_t>(pads[3]);
-    const int64_t begin = placed.base + s0, end = begin + y.extent * x.extent;
-    if (type == MemType::kInput) {
-      std::fill(writer_[0].begin() + begin, writer_[0].begin() + end,
-                static_cast<int64_t>(planner_.size()));
-    }
-    status = Emit(insn, {{placed.kind->sram, begin, end, true}}, param);
+    status = Transfer(what, insn, placed, s0, y.extent * x.extent, dram, param,
+                      d0 + r0 * y.steps[1] + c0);
     if (!NextIteration(outer, at)) break;
   }
   for (const ir::ForNode* loop : loops) env_.erase(loop->loop_var.get());
   return status;
+}
+
+absl::Status Emitter::Transfer(const std::string& what, MemInsn insn, const Placed& placed,
+                               int64_t s0, int64_t tile, const ir::Buffer& dram, int param,
+                               int64_t d0) {
+  if (s0 < 0 || s0 + tile > placed.entries) {
+    return Error(absl::StrCat(what, " writes entries [", s0, ", ", s0 + tile, ") of ", placed.name,
+                              ", which has ", placed.entries));
+  }
+  const int64_t dram_entries =
+      program_.param_bytes[param] / (placed.kind->elements * dram->dtype.bytes());
+  const int64_t last = d0 + int64_t{insn.y_size - 1} * insn.x_stride + insn.x_size;
+  if (d0 < 0 || last > dram_entries) {
+    return Error(absl::StrCat(what, " reaches entries [", d0, ", ", last, ") of ", dram->name,
+                              ", which has ", dram_entries));
+  }
+  const bool is_load = insn.opcode == Opcode::kLoad;
+  const Sram buffer = is_load ? placed.kind->sram : Sram::kAcc;
+  const int64_t begin = placed.base + s0;
+  if (is_load && (buffer == Sram::kInput || buffer == Sram::kWeight)) {
+    std::vector<int64_t>& writer = writer_[buffer == Sram::kInput ? 0 : 1];
+    std::fill(writer.begin() + begin, writer.begin() + begin + tile,
+              static_cast<int64_t>(planner_.size()));
+  }
+  insn.sram_base = static_cast<uint32_t>(begin);
+  insn.dram_base = static_cast<uint32_t>(d0);
+  return Emit(insn, {{buffer, begin, begin + tile, is_load}}, param);
 }
 
 }  // namespace tessel::codegen::vdla::internal

@@ -117,16 +117,9 @@ Access Emitter::Span(const std::vector<Uop>& uops, uint32_t Uop::*field, Sram bu
 }
 
 absl::Status Emitter::EmitGemm(const std::vector<Uop>& uops) {
-  const int64_t n = static_cast<int64_t>(uops.size());
-  TESSEL_ASSIGN_OR_RETURN(const int64_t begin, LoadUops(uops));
   GemmInsn gemm;
   gemm.reset = gemm_reset_;
-  gemm.uop_begin = static_cast<uint32_t>(begin);
-  gemm.uop_end = static_cast<uint32_t>(begin + n);
-  gemm.iter_out = 1;
-  gemm.iter_in = 1;
-  std::vector<Access> accesses = {{Sram::kUop, begin, begin + n, false},
-                                  Span(uops, &Uop::acc, Sram::kAcc, true)};
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Access> accesses, OverUops(gemm, uops));
   if (!gemm_reset_) {
     accesses.push_back(Span(uops, &Uop::inp, Sram::kInput, false));
     accesses.push_back(Span(uops, &Uop::wgt, Sram::kWeight, false));

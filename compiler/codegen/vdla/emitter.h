@@ -105,6 +105,22 @@ class Emitter {
   // The entries [lo, hi] a field of `uops` names, as an access.
   static Access Span(const std::vector<Uop>& uops, uint32_t Uop::*field, Sram buffer, bool write);
 
+  // An ALU or GEMM instruction's micro-ops: loads `uops` (LoadUops), points `insn` at them for
+  // one pass, and returns the accesses every such instruction makes: the micro-ops read and the
+  // accumulators named by Uop::acc written.
+  template <typename I>
+  absl::StatusOr<std::vector<Access>> OverUops(I& insn, const std::vector<Uop>& uops) {
+    absl::StatusOr<int64_t> begin = LoadUops(uops);
+    if (!begin.ok()) return begin.status();
+    const int64_t end = *begin + static_cast<int64_t>(uops.size());
+    insn.uop_begin = static_cast<uint32_t>(*begin);
+    insn.uop_end = static_cast<uint32_t>(end);
+    insn.iter_out = 1;
+    insn.iter_in = 1;
+    return std::vector<Access>{{Sram::kUop, *begin, end, false},
+                               Span(uops, &Uop::acc, Sram::kAcc, true)};
+  }
+
   // One GEMM instruction over `uops`.
   absl::Status EmitGemm(const std::vector<Uop>& uops);
 
@@ -143,6 +159,12 @@ class Emitter {
                           const ir::Expr& dst_index, const ir::Expr& src_index,
                           const ir::Expr& inside, MemType type, const Placed& placed,
                           const ir::Buffer& dram, int param);
+
+  // One LOAD or STORE of `insn` (its sizes, stride, pads and type set) between entries from `s0`
+  // of `placed` (`tile` of them, pads included) and entries from `d0` of DRAM argument `param`:
+  // checks both ranges, records which instruction last loaded the SRAM entries, and emits it.
+  absl::Status Transfer(const std::string& what, hardware::vdla::MemInsn insn, const Placed& placed,
+                        int64_t s0, int64_t tile, const ir::Buffer& dram, int param, int64_t d0);
 
   const ir::PrimFunc& f_;
   const Config& config_;
