@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """On the GPU machine: a Fig. 15 bundle with each layer's fastest tuned kernel beside its fallback.
 
-usage: best_of_batches.py FIG15_BUNDLE BATCHES_DIR RESULTS_DIR OUT_BUNDLE
+usage: best_of_batches.py FIG15_BUNDLE BATCHES_DIR RESULTS_DIR OUT_BUNDLE [PRIOR_BUNDLE PRIOR_RESULTS]
 
 FIG15_BUNDLE is fig15_bundle's bundle (entries named after Table 2's layers, fallback configs).
 BATCHES_DIR/<layer> is a tuning batch of that layer (`tessel tune --target cuda --bundle`) and
@@ -11,6 +11,13 @@ candidate of the smallest median time, with the layer's cuDNN reference, so that
 run_rounds.sh time the fallback, the tuned kernel and cuDNN side by side. OUT_BUNDLE/choices.json
 names each chosen candidate, its config and its time in the batch. Layers without a batch or
 without a correct candidate keep their fallback entry only.
+
+PRIOR_BUNDLE (a second tuning visit) is fig15_bundle's bundle built from the tuning logs of the
+earlier visits (each layer's best config so far, entries named after the layers) and
+PRIOR_RESULTS what cuda_runner measured of it in this visit, with the same timer as the batches:
+a layer's tuned kernel is then the faster of its batch's best and its earlier best, so a batch
+that found nothing better does not undo the earlier visits. PRIOR_BUNDLE/choices.json, when
+present (the earlier visit's), gives the earlier best's config.
 """
 import json
 import os
@@ -41,10 +48,28 @@ def fastest(batch_dir, results_path):
     return entries[best["name"]], candidates[best["name"]], statistics.median(best["seconds"])
 
 
+def prior_times(prior_dir, results_path):
+    """The earlier best kernels: {layer: (entry, median seconds, earlier choice or {})}."""
+    with open(os.path.join(prior_dir, "bundle.json")) as f:
+        entries = {e["name"]: e for e in json.load(f)["entries"]}
+    choices = {}
+    if os.path.exists(os.path.join(prior_dir, "choices.json")):
+        with open(os.path.join(prior_dir, "choices.json")) as f:
+            choices = json.load(f)
+    with open(results_path) as f:
+        measured = [e for e in json.load(f)["entries"] if not e["error"] and e["seconds"]]
+    return {e["name"]: (entries[e["name"]], statistics.median(e["seconds"]),
+                        choices.get(e["name"], {}))
+            for e in measured if e["name"] in entries}
+
+
 def main():
-    if len(sys.argv) != 5:
-        sys.exit("usage: best_of_batches.py FIG15_BUNDLE BATCHES_DIR RESULTS_DIR OUT_BUNDLE")
-    fig15_dir, batches_dir, results_dir, out_dir = sys.argv[1:]
+    if len(sys.argv) not in (5, 7):
+        sys.exit("usage: best_of_batches.py FIG15_BUNDLE BATCHES_DIR RESULTS_DIR OUT_BUNDLE "
+                 "[PRIOR_BUNDLE PRIOR_RESULTS]")
+    fig15_dir, batches_dir, results_dir, out_dir = sys.argv[1:5]
+    prior_dir = sys.argv[5] if len(sys.argv) == 7 else None
+    prior = prior_times(prior_dir, sys.argv[6]) if prior_dir else {}
     with open(os.path.join(fig15_dir, "bundle.json")) as f:
         bundle = json.load(f)
     os.makedirs(out_dir, exist_ok=True)
@@ -54,24 +79,31 @@ def main():
         entries.append(dict(entry, module=copy_module(fig15_dir, entry["module"], out_dir,
                                                       layer + ".cubin")))
         results = os.path.join(results_dir, layer, "results.json")
-        if not os.path.exists(results):
+        found = None
+        if os.path.exists(results):
+            found = fastest(os.path.join(batches_dir, layer), results)
+            if found is None:
+                print("%s: no correct candidate in its batch" % layer)
+        if layer in prior and (found is None or prior[layer][1] < found[2]):
+            kernel, seconds, earlier = prior[layer]
+            src_dir = prior_dir
+            choice = {"source": "earlier visits", "config": earlier.get("config"),
+                      "config_index": earlier.get("config_index")}
+        elif found is not None:
+            kernel, candidate, seconds = found
+            src_dir = os.path.join(batches_dir, layer)
+            choice = {"source": "batch", "entry": candidate["entry"],
+                      "config": candidate["config"], "config_index": candidate.get("config_index")}
+        else:
             continue
-        found = fastest(os.path.join(batches_dir, layer), results)
-        if found is None:
-            print("%s: no correct candidate in its batch; fallback only" % layer)
-            continue
-        tuned, candidate, seconds = found
-        if tuned["tensors"] != entry["tensors"] or tuned["scalars"] != entry["scalars"]:
-            sys.exit("%s: the batch's kernel takes %s %s, the layer's %s %s"
-                     % (layer, tuned["tensors"], tuned["scalars"], entry["tensors"],
+        if kernel["tensors"] != entry["tensors"] or kernel["scalars"] != entry["scalars"]:
+            sys.exit("%s: the tuned kernel takes %s %s, the layer's %s %s"
+                     % (layer, kernel["tensors"], kernel["scalars"], entry["tensors"],
                         entry["scalars"]))
-        module = copy_module(os.path.join(batches_dir, layer), tuned["module"], out_dir,
-                             layer + ".tuned.cubin")
+        module = copy_module(src_dir, kernel["module"], out_dir, layer + ".tuned.cubin")
         entries.append(dict(entry, name=layer + ".tuned", module=module,
-                            function=tuned["function"], flops=tuned["flops"]))
-        choices[layer] = {"entry": candidate["entry"], "config": candidate["config"],
-                          "config_index": candidate.get("config_index"),
-                          "batch_median_seconds": seconds}
+                            function=kernel["function"], flops=kernel["flops"]))
+        choices[layer] = dict(choice, batch_median_seconds=seconds)
     bundle["entries"] = entries
     with open(os.path.join(out_dir, "bundle.json"), "w") as f:
         json.dump(bundle, f, indent=1)

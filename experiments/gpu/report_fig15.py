@@ -93,6 +93,8 @@ def main():
     print("\ncuDNN's time: PyTorch's kernels timed %s; PyTorch eager: each call dispatched from "
           "Python, as a user's program runs it (the ratios use the first)."
           % " / ".join(sorted(timing)))
+    ours_timing = {o.get("timing") or "one launch at a time" for r in keys for o in ours[r].values()}
+    print("\nOur time: our kernels timed %s (cuda_runner)." % " / ".join(sorted(ours_timing)))
     print("\nAhead of cuDNN on %d of %d conv layers (C) and %d of %d depthwise layers (D)%s; the "
           "paper's TITAN X: 8 of 12 C layers. max error: the largest |result - exact| / "
           "(|data| conv |weight|), exact in float64, inputs uniform in [-1, 1)."

@@ -71,11 +71,12 @@ absl::StatusOr<NDArray> EntryInput(const std::string& dir, const BundleEntry& en
 }
 
 // One entry: inputs, a checked call (against the expected output, or with its tensors written to
-// arrays_dir), then the timer. A wrong output sets error_kind to "wrong_answer".
+// arrays_dir), then the timer. A wrong output sets error_kind to "wrong_answer"; `timing` says how
+// the calls were timed.
 absl::StatusOr<std::vector<double>> RunEntry(const std::string& dir, const BundleEntry& entry,
                                              int position, const TimerOptions& timer,
-                                             const std::string& arrays_dir,
-                                             std::string& error_kind) {
+                                             const std::string& arrays_dir, std::string& error_kind,
+                                             std::string& timing) {
   absl::StatusOr<Module> module = LoadCudaModule(absl::StrCat(dir, "/", entry.module));
   if (!module.ok()) return module.status();
   absl::StatusOr<Function> kernel = module->GetFunction(entry.function);
@@ -121,6 +122,12 @@ absl::StatusOr<std::vector<double>> RunEntry(const std::string& dir, const Bundl
       if (absl::Status s = SaveNpy(path, *back); !s.ok()) return s;
     }
   }
+  absl::StatusOr<std::vector<double>> replayed = TimeKernelGraph(call, timer, kCallsPerGraph);
+  if (replayed.ok()) {
+    timing = absl::StrCat("from a CUDA graph of ", kCallsPerGraph, " calls");
+    return replayed;
+  }
+  timing = absl::StrCat("one launch at a time (no graph: ", replayed.status().message(), ")");
   return TimeKernel(call, timer);
 }
 
@@ -318,19 +325,19 @@ absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string
       bundle->entries.size(),
       [&](size_t i) {
         absl::StatusOr<const DriverApi*> api = Driver();
-        std::string kind;
+        std::string kind, timing;
         absl::StatusOr<std::vector<double>> seconds =
             api.ok() ? RunEntry(dir, bundle->entries[i], static_cast<int>(i), bundle->timer,
-                                arrays_dir, kind)
+                                arrays_dir, kind, timing)
                      : api.status();
-        if (seconds.ok()) return WorkerStep{Json{{"seconds", *seconds}}.dump()};
+        if (seconds.ok()) return WorkerStep{Json{{"seconds", *seconds}, {"timing", timing}}.dump()};
         if (kind.empty()) kind = "runtime";
         return WorkerStep{Json{{"error", seconds.status().message()}, {"error_kind", kind}}.dump(),
                           /*go_on=*/kind == "wrong_answer"};
       },
       kEntryTimeoutSeconds);
   for (size_t i = 0; i < bundle->entries.size(); ++i) {
-    EntryResult r{.name = bundle->entries[i].name, .seconds = {}, .error = "", .error_kind = ""};
+    EntryResult r{.name = bundle->entries[i].name, .seconds = {}, .error = ""};
     const Json j = ran[i].ok() ? Json::parse(*ran[i], nullptr, /*allow_exceptions=*/false) : Json();
     if (!ran[i].ok() || !j.is_object()) {
       r.error = ran[i].ok() ? "the entry's process wrote no result"
@@ -341,6 +348,7 @@ absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string
       r.error_kind = j.value("error_kind", std::string("runtime"));
     } else {
       r.seconds = j.value("seconds", std::vector<double>());
+      r.timing = j.value("timing", std::string());
     }
     result.entries.push_back(std::move(r));
   }
@@ -353,7 +361,8 @@ std::string BundleResultToJson(const BundleResult& result) {
     entries.push_back({{"name", e.name},
                        {"seconds", e.seconds},
                        {"error", e.error},
-                       {"error_kind", e.error_kind}});
+                       {"error_kind", e.error_kind},
+                       {"timing", e.timing}});
   }
   return Json{{"device", result.device}, {"arch", result.arch}, {"entries", entries}}.dump(1) +
          "\n";
@@ -381,7 +390,12 @@ absl::StatusOr<BundleResult> ReadBundleResult(const std::string& path) {
     for (const absl::Status& s : {name.status(), seconds.status(), error.status()}) {
       if (!s.ok()) return s;
     }
-    EntryResult r{*name, *seconds, *error, ""};
+    EntryResult r{*name, *seconds, *error, "", ""};
+    if (e.contains("timing")) {  // results of runners before it existed have none
+      absl::StatusOr<std::string> timing = Field<std::string>(e, "timing", where);
+      if (!timing.ok()) return timing.status();
+      r.timing = *timing;
+    }
     if (!r.error.empty()) {
       // Results of runners before error_kind existed: every error was a runtime one.
       absl::StatusOr<std::string> kind =

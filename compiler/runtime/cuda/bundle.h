@@ -62,8 +62,16 @@ struct EntryResult {
   std::string error;            // why it could not run or time (then seconds is empty)
   // With an error: "wrong_answer" when the output differs from the entry's expected one,
   // "runtime" otherwise.
-  std::string error_kind;
+  std::string error_kind = "";
+  // How the times were taken: "from a CUDA graph of 20 calls", or "one launch at a time (no graph:
+  // ...)" with why the graph could not be used; empty with an error and in results of older
+  // runners.
+  std::string timing = "";
 };
+
+// The calls each timed graph launch replays (kernel_timer.h's TimeKernelGraph), as
+// experiments/gpu/torch_reference.py replays PyTorch's kernels.
+inline constexpr int kCallsPerGraph = 20;
 
 struct BundleResult {
   std::string device;  // the GPU's name, as the driver gives it
@@ -74,8 +82,9 @@ struct BundleResult {
 // Runs each entry on cuda:0: its inputs (uniform in [-1, 1) from a seed of the entry's position
 // unless the entry names files), the output filled with NaN, one call whose output is compared
 // with the expected one or, without one, whose tensors are written to ARRAYS_DIR/<name>.<k>.npy
-// (k the tensor's position) for the checker, then the timer (kernel_timer.h). A wrong output is
-// the entry's error and it is not timed. Entries run in forked worker processes
+// (k the tensor's position) for the checker, then the timer (kernel_timer.h: the calls replayed
+// from a CUDA graph; launched one by one where the graph cannot be made, which `timing` says). A
+// wrong output is the entry's error and it is not timed. Entries run in forked worker processes
 // (entry_workers.h; this one never initializes CUDA): a worker keeps its context from entry to
 // entry until one fails otherwise than by a wrong output, so that a kernel that faults (which
 // spoils its context for good) or never ends (killed after 120 s) is that entry's error and the
@@ -85,7 +94,7 @@ struct BundleResult {
 absl::StatusOr<BundleResult> RunBundle(const std::string& dir, const std::string& arrays_dir);
 
 // {"device": ..., "arch": ..., "entries": [{"name": ..., "seconds": [...], "error": ...,
-//                                           "error_kind": ...}]}
+//                                           "error_kind": ..., "timing": ...}]}
 std::string BundleResultToJson(const BundleResult& result);
 // Reads BundleResultToJson's form from a file; errors name the file and the field.
 absl::StatusOr<BundleResult> ReadBundleResult(const std::string& path);

@@ -103,7 +103,7 @@ TEST(BundleTest, CheckedEntryWrittenAndReadBack) {
 TEST(BundleTest, ResultsWrittenAndReadBack) {
   BundleResult r{"NVIDIA H100",
                  "sm_90",
-                 {{"a", {1e-3, 2e-3}, "", ""},
+                 {{"a", {1e-3, 2e-3}, "", "", "from a CUDA graph of 20 calls"},
                   {"b", {}, "output 0 at [1] is 2 but the expected output gives 3", "wrong_answer"},
                   {"c", {}, "launching kernel 'k': an illegal address", "runtime"}}};
   const std::string path = TempDir("result") + ".json";
@@ -114,6 +114,7 @@ TEST(BundleTest, ResultsWrittenAndReadBack) {
   EXPECT_EQ(back->arch, "sm_90");
   ASSERT_EQ(back->entries.size(), 3u);
   EXPECT_EQ(back->entries[0].seconds, (std::vector<double>{1e-3, 2e-3}));
+  EXPECT_EQ(back->entries[0].timing, "from a CUDA graph of 20 calls");
   EXPECT_EQ(back->entries[1].error_kind, "wrong_answer");
   EXPECT_EQ(back->entries[2].error_kind, "runtime");
 }
@@ -134,6 +135,10 @@ TEST(BundleTest, ResultReadErrorsNameTheFileAndField) {
   s = rewrite(R"({"device": "x", "arch": "sm_90", "entries": [
                   {"name": "a", "seconds": [], "error": ""}]})");
   EXPECT_NE(s.message().find("entries[0]: neither times nor an error"), std::string::npos) << s;
+  s = rewrite(R"({"device": "x", "arch": "sm_90", "entries": [
+                  {"name": "a", "seconds": [1e-3], "error": "", "timing": 20}]})");
+  EXPECT_NE(s.message().find("entries[0]"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("timing"), std::string::npos) << s;
   EXPECT_EQ(ReadBundleResult(TempDir("no_result") + ".json").status().code(),
             absl::StatusCode::kNotFound);
 }

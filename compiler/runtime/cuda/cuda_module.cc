@@ -37,7 +37,8 @@ class CudaModuleNode final : public ModuleNode {
   absl::StatusOr<Invoker> Entry(const std::string& name) const override {
     for (size_t k = 0; k < data_.kernels.size(); ++k) {
       if (data_.kernels[k].signature.name != name) continue;
-      return Invoker([this, k](const uint64_t* slots) { return Launch(static_cast<int>(k), slots); });
+      return Invoker(
+          [this, k](const uint64_t* slots) { return Launch(static_cast<int>(k), slots); });
     }
     return absl::NotFoundError(absl::StrCat("no kernel '", name, "' in the cuda module"));
   }
@@ -59,29 +60,28 @@ class CudaModuleNode final : public ModuleNode {
   mutable std::map<int, Loaded> loaded_;  // by device ordinal
 };
 
-absl::StatusOr<CUfunction> CudaModuleNode::Function(const DriverApi& api, int device,
-                                                    int k) const {
+absl::StatusOr<CUfunction> CudaModuleNode::Function(const DriverApi& api, int device, int k) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = loaded_.find(device);
   if (it == loaded_.end()) {
     Loaded l;
-    if (absl::Status s = CheckCuda(api, api.cuModuleLoadData(&l.module, data_.cubin.data()),
-                                   "cuModuleLoadData");
+    if (absl::Status s =
+            CheckCuda(api, api.cuModuleLoadData(&l.module, data_.cubin.data()), "cuModuleLoadData");
         !s.ok()) {
       int major = 0, minor = 0;
       CUdevice d = 0;
       api.cuDeviceGet(&d, device);
       api.cuDeviceGetAttribute(&major, kDeviceAttributeComputeCapabilityMajor, d);
       api.cuDeviceGetAttribute(&minor, kDeviceAttributeComputeCapabilityMinor, d);
-      return absl::Status(s.code(), absl::StrCat("loading the cuda module (built for ", data_.arch,
-                                                 ") on cuda:", device, " (sm_", major, minor,
-                                                 "): ", s.message()));
+      return absl::Status(
+          s.code(), absl::StrCat("loading the cuda module (built for ", data_.arch,
+                                 ") on cuda:", device, " (sm_", major, minor, "): ", s.message()));
     }
     for (const CudaKernel& kernel : data_.kernels) {
       CUfunction f = nullptr;
-      if (absl::Status s = CheckCuda(
-              api, api.cuModuleGetFunction(&f, l.module, kernel.signature.name.c_str()),
-              "cuModuleGetFunction");
+      if (absl::Status s =
+              CheckCuda(api, api.cuModuleGetFunction(&f, l.module, kernel.signature.name.c_str()),
+                        "cuModuleGetFunction");
           !s.ok()) {
         api.cuModuleUnload(l.module);
         return absl::Status(s.code(),
@@ -128,13 +128,14 @@ absl::Status CudaModuleNode::Launch(int k, const uint64_t* slots) const {
   for (int d = 0; d < 6; ++d) {
     const LaunchExpr& e = d < 3 ? kernel.launch.grid[d] : kernel.launch.block[d - 3];
     absl::StatusOr<int64_t> v = e.Evaluate(slots, num_slots);
-    if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat("kernel '", sig.name, "': ",
-                                                                v.status().message()));
+    if (!v.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel '", sig.name, "': ", v.status().message()));
     if (*v == 0) return absl::OkStatus();  // empty tensors: nothing to run
     if (*v < 0 || *v > 0x7fffffff) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "kernel '", sig.name, "': ", d < 3 ? "grid" : "block", " extent ", std::string(1, "xyz"[d % 3]), " = ",
-          *v, " (", e.ToString(), ") is out of range"));
+          "kernel '", sig.name, "': ", d < 3 ? "grid" : "block", " extent ",
+          std::string(1, "xyz"[d % 3]), " = ", *v, " (", e.ToString(), ") is out of range"));
     }
     dims[d] = static_cast<unsigned>(*v);
   }
@@ -159,11 +160,11 @@ absl::Status CudaModuleNode::Launch(int k, const uint64_t* slots) const {
     // Integers narrower than 64 bits: the low bytes of the slot are the value (little endian).
     params[s] = &values[s];
   }
-  absl::Status s = CheckCuda(
-      api,
-      api.cuLaunchKernel(*function, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], 0,
-                         nullptr, params.data(), nullptr),
-      "cuLaunchKernel");
+  absl::Status s =
+      CheckCuda(api,
+                api.cuLaunchKernel(*function, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
+                                   0, CurrentLaunchStream(), params.data(), nullptr),
+                "cuLaunchKernel");
   if (s.ok()) return s;
   return absl::Status(s.code(), absl::StrCat("launching kernel '", sig.name, "' on grid (", dims[0],
                                              ", ", dims[1], ", ", dims[2], ") block (", dims[3],

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <mutex>
+#include <type_traits>
 
 namespace tessel::runtime::cuda {
 namespace {
@@ -23,9 +24,9 @@ template <class Fn>
 bool Find(void* library, const char* name, Fn& fn, absl::Status& status) {
   fn = reinterpret_cast<Fn>(dlsym(library, name));
   if (fn == nullptr && status.ok()) {
-    status = absl::UnavailableError(
-        absl::StrCat("the CUDA driver (libcuda.so.1) has no entry point ", name,
-                     ": it is older than this runtime needs"));
+    status =
+        absl::UnavailableError(absl::StrCat("the CUDA driver (libcuda.so.1) has no entry point ",
+                                            name, ": it is older than this runtime needs"));
   }
   return fn != nullptr;
 }
@@ -72,6 +73,19 @@ Loaded Load() {
   if (a.cuEventElapsedTime == nullptr) {
     Find(library, "cuEventElapsedTime", a.cuEventElapsedTime, s);
   }
+  // Optional: the graph timer says so where they are missing.
+  auto optional = [&](const char* name, auto& fn) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name));
+  };
+  optional("cuStreamCreate", a.cuStreamCreate);
+  optional("cuStreamDestroy_v2", a.cuStreamDestroy);
+  optional("cuStreamBeginCapture_v2", a.cuStreamBeginCapture);
+  optional("cuStreamEndCapture", a.cuStreamEndCapture);
+  optional("cuGraphInstantiateWithFlags", a.cuGraphInstantiate);
+  optional("cuGraphLaunch", a.cuGraphLaunch);
+  optional("cuGraphExecDestroy", a.cuGraphExecDestroy);
+  optional("cuGraphDestroy", a.cuGraphDestroy);
+  optional("cuStreamSynchronize", a.cuStreamSynchronize);
   if (!s.ok()) return out;
   const CUresult init = a.cuInit(0);
   if (init != kCudaSuccess) {
@@ -148,5 +162,17 @@ absl::Status UseDevice(const DriverApi& api, int ordinal) {
   }
   return CheckCuda(api, api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }
+
+namespace {
+thread_local CUstream launch_stream = nullptr;
+}  // namespace
+
+CUstream CurrentLaunchStream() { return launch_stream; }
+
+LaunchStreamScope::LaunchStreamScope(CUstream stream) : previous_(launch_stream) {
+  launch_stream = stream;
+}
+
+LaunchStreamScope::~LaunchStreamScope() { launch_stream = previous_; }
 
 }  // namespace tessel::runtime::cuda

@@ -24,12 +24,16 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
 
 inline constexpr CUresult kCudaSuccess = 0;
 // cuda.h's CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL and CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_*.
 inline constexpr int kPointerAttributeDeviceOrdinal = 9;
 inline constexpr int kDeviceAttributeComputeCapabilityMajor = 75;
 inline constexpr int kDeviceAttributeComputeCapabilityMinor = 76;
+// cuda.h's CU_STREAM_CAPTURE_MODE_RELAXED: other calls of the thread may run during a capture.
+inline constexpr int kStreamCaptureModeRelaxed = 2;
 
 struct DriverApi {
   CUresult (*cuInit)(unsigned int flags);
@@ -51,15 +55,25 @@ struct DriverApi {
   CUresult (*cuModuleLoadData)(CUmodule* module, const void* image);
   CUresult (*cuModuleUnload)(CUmodule module);
   CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module, const char* name);
-  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y,
-                             unsigned grid_z, unsigned block_x, unsigned block_y,
-                             unsigned block_z, unsigned shared_bytes, CUstream stream,
-                             void** params, void** extra);
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                             unsigned block_x, unsigned block_y, unsigned block_z,
+                             unsigned shared_bytes, CUstream stream, void** params, void** extra);
   CUresult (*cuEventCreate)(CUevent* event, unsigned flags);
   CUresult (*cuEventDestroy)(CUevent event);
   CUresult (*cuEventRecord)(CUevent event, CUstream stream);
   CUresult (*cuEventSynchronize)(CUevent event);
   CUresult (*cuEventElapsedTime)(float* ms, CUevent start, CUevent end);
+  // Streams and graphs, for replaying captured launches (kernel_timer.h); nullptr each where the
+  // driver lacks it (CUDA before 11.4), which only the graph timer reports.
+  CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags);
+  CUresult (*cuStreamDestroy)(CUstream stream);
+  CUresult (*cuStreamBeginCapture)(CUstream stream, int mode);
+  CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph* graph);
+  CUresult (*cuGraphInstantiate)(CUgraphExec* exec, CUgraph graph, unsigned long long flags);
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
+  CUresult (*cuGraphDestroy)(CUgraph graph);
+  CUresult (*cuStreamSynchronize)(CUstream stream);
 };
 
 // The driver, loaded and initialised (cuInit) once per process; later calls return the same
@@ -77,5 +91,21 @@ absl::Status CheckCuda(const DriverApi& api, CUresult result, const char* what);
 // device for the life of the process). InvalidArgument naming the device when there is no such
 // device.
 absl::Status UseDevice(const DriverApi& api, int ordinal);
+
+// The stream the calling thread's kernel launches go to: the legacy default stream (nullptr)
+// except inside a LaunchStreamScope, which the kernel timer opens to capture launches into a
+// graph.
+CUstream CurrentLaunchStream();
+
+class LaunchStreamScope {
+ public:
+  explicit LaunchStreamScope(CUstream stream);
+  ~LaunchStreamScope();
+  LaunchStreamScope(const LaunchStreamScope&) = delete;
+  LaunchStreamScope& operator=(const LaunchStreamScope&) = delete;
+
+ private:
+  CUstream previous_;
+};
 
 }  // namespace tessel::runtime::cuda

@@ -12,7 +12,7 @@ namespace {
 // Two events, destroyed with this object.
 class EventPair {
  public:
-  explicit EventPair(const DriverApi& api) : api_(api) {}
+  EventPair(const DriverApi& api, CUstream stream) : api_(api), stream_(stream) {}
   ~EventPair() {
     if (start_ != nullptr) api_.cuEventDestroy(start_);
     if (end_ != nullptr) api_.cuEventDestroy(end_);
@@ -26,14 +26,14 @@ class EventPair {
   }
   // Seconds per call of `number` calls between the two events.
   absl::StatusOr<double> TimeBatch(const std::function<absl::Status()>& call, int number) {
-    if (absl::Status s = CheckCuda(api_, api_.cuEventRecord(start_, nullptr), "cuEventRecord");
+    if (absl::Status s = CheckCuda(api_, api_.cuEventRecord(start_, stream_), "cuEventRecord");
         !s.ok()) {
       return s;
     }
     for (int i = 0; i < number; ++i) {
       if (absl::Status s = call(); !s.ok()) return s;
     }
-    if (absl::Status s = CheckCuda(api_, api_.cuEventRecord(end_, nullptr), "cuEventRecord");
+    if (absl::Status s = CheckCuda(api_, api_.cuEventRecord(end_, stream_), "cuEventRecord");
         !s.ok()) {
       return s;
     }
@@ -53,9 +53,93 @@ class EventPair {
 
  private:
   const DriverApi& api_;
+  CUstream stream_;
   CUevent start_ = nullptr;
   CUevent end_ = nullptr;
 };
+
+// Warm-up launches, calibration and repeats of `launch` on `stream`, each recorded between
+// events on it; seconds per launch.
+absl::StatusOr<std::vector<double>> TimeLaunches(const DriverApi& api, CUstream stream,
+                                                 const std::function<absl::Status()>& launch,
+                                                 const TimerOptions& options) {
+  for (int i = 0; i < std::max(options.warmup, 1); ++i) {
+    if (absl::Status s = launch(); !s.ok()) return s;
+  }
+  EventPair events(api, stream);
+  if (absl::Status s = events.Create(); !s.ok()) return s;
+  int number = options.number;
+  if (options.min_repeat_ms > 0) {
+    constexpr int kMaxNumber = 1 << 20;
+    while (number < kMaxNumber) {
+      absl::StatusOr<double> seconds = events.TimeBatch(launch, number);
+      if (!seconds.ok()) return seconds.status();
+      if (*seconds * number * 1e3 >= options.min_repeat_ms) break;
+      number *= 2;
+    }
+  }
+  std::vector<double> out;
+  for (int r = 0; r < options.repeat; ++r) {
+    absl::StatusOr<double> seconds = events.TimeBatch(launch, number);
+    if (!seconds.ok()) return seconds.status();
+    out.push_back(*seconds);
+  }
+  return out;
+}
+
+// cuda.h's CU_STREAM_NON_BLOCKING: the capturing stream does not synchronize with the legacy
+// default stream, whose use during a capture would invalidate it.
+constexpr unsigned kStreamNonBlocking = 1;
+
+// A stream, a captured graph and its executable, destroyed with this object.
+class CapturedGraph {
+ public:
+  explicit CapturedGraph(const DriverApi& api) : api_(api) {}
+  ~CapturedGraph() {
+    if (exec_ != nullptr) api_.cuGraphExecDestroy(exec_);
+    if (graph_ != nullptr) api_.cuGraphDestroy(graph_);
+    if (stream_ != nullptr) {
+      api_.cuStreamSynchronize(stream_);
+      api_.cuStreamDestroy(stream_);
+    }
+  }
+  // Captures `count` calls of `call` on a new stream and instantiates the graph.
+  absl::Status Capture(const std::function<absl::Status()>& call, int count) {
+    if (absl::Status s =
+            CheckCuda(api_, api_.cuStreamCreate(&stream_, kStreamNonBlocking), "cuStreamCreate");
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s =
+            CheckCuda(api_, api_.cuStreamBeginCapture(stream_, kStreamCaptureModeRelaxed),
+                      "cuStreamBeginCapture");
+        !s.ok()) {
+      return s;
+    }
+    absl::Status called;
+    {
+      LaunchStreamScope scope(stream_);
+      for (int i = 0; i < count && called.ok(); ++i) called = call();
+    }
+    // The capture ends whatever happened, so that the stream is usable and destroyable.
+    absl::Status ended =
+        CheckCuda(api_, api_.cuStreamEndCapture(stream_, &graph_), "cuStreamEndCapture");
+    if (!called.ok()) return called;
+    if (!ended.ok()) return ended;
+    return CheckCuda(api_, api_.cuGraphInstantiate(&exec_, graph_, 0), "cuGraphInstantiate");
+  }
+  CUstream stream() const { return stream_; }
+  absl::Status Launch() {
+    return CheckCuda(api_, api_.cuGraphLaunch(exec_, stream_), "cuGraphLaunch");
+  }
+
+ private:
+  const DriverApi& api_;
+  CUstream stream_ = nullptr;
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;
+};
+
 }  // namespace
 
 absl::StatusOr<std::vector<double>> TimeKernel(const std::function<absl::Status()>& call,
@@ -65,28 +149,40 @@ absl::StatusOr<std::vector<double>> TimeKernel(const std::function<absl::Status(
   if (!api.ok()) return api.status();
   // The warm-up (at least one call) loads the module and makes the device's context current,
   // which the events need.
-  for (int i = 0; i < std::max(options.warmup, 1); ++i) {
-    if (absl::Status s = call(); !s.ok()) return s;
+  return TimeLaunches(**api, nullptr, call, options);
+}
+
+absl::StatusOr<std::vector<double>> TimeKernelGraph(const std::function<absl::Status()>& call,
+                                                    const TimerOptions& options,
+                                                    int calls_per_graph) {
+  if (absl::Status s = ValidateTimerOptions(options); !s.ok()) return s;
+  if (calls_per_graph < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("calls_per_graph is ", calls_per_graph, "; it must be at least 1"));
   }
-  EventPair events(**api);
-  if (absl::Status s = events.Create(); !s.ok()) return s;
-  int number = options.number;
-  if (options.min_repeat_ms > 0) {
-    constexpr int kMaxNumber = 1 << 20;
-    while (number < kMaxNumber) {
-      absl::StatusOr<double> seconds = events.TimeBatch(call, number);
-      if (!seconds.ok()) return seconds.status();
-      if (*seconds * number * 1e3 >= options.min_repeat_ms) break;
-      number *= 2;
-    }
+  absl::StatusOr<const DriverApi*> api = Driver();
+  if (!api.ok()) return api.status();
+  const DriverApi& a = **api;
+  if (a.cuStreamCreate == nullptr || a.cuStreamDestroy == nullptr ||
+      a.cuStreamBeginCapture == nullptr || a.cuStreamEndCapture == nullptr ||
+      a.cuGraphInstantiate == nullptr || a.cuGraphLaunch == nullptr ||
+      a.cuGraphExecDestroy == nullptr || a.cuGraphDestroy == nullptr ||
+      a.cuStreamSynchronize == nullptr) {
+    return absl::UnimplementedError(
+        "the CUDA driver has no graph capture (cuStreamBeginCapture_v2, "
+        "cuGraphInstantiateWithFlags: CUDA 11.4 or later)");
   }
-  std::vector<double> out;
-  for (int r = 0; r < options.repeat; ++r) {
-    absl::StatusOr<double> seconds = events.TimeBatch(call, number);
-    if (!seconds.ok()) return seconds.status();
-    out.push_back(*seconds);
-  }
-  return out;
+  // One direct call loads the module and makes the device's context current; it ends before the
+  // graph's stream, which does not wait for the default one, starts.
+  if (absl::Status s = call(); !s.ok()) return s;
+  if (absl::Status s = CheckCuda(a, a.cuCtxSynchronize(), "cuCtxSynchronize"); !s.ok()) return s;
+  CapturedGraph graph(a);
+  if (absl::Status s = graph.Capture(call, calls_per_graph); !s.ok()) return s;
+  absl::StatusOr<std::vector<double>> per_graph = TimeLaunches(
+      a, graph.stream(), [&] { return graph.Launch(); }, options);
+  if (!per_graph.ok()) return per_graph.status();
+  for (double& s : *per_graph) s /= calls_per_graph;
+  return per_graph;
 }
 
 }  // namespace tessel::runtime::cuda

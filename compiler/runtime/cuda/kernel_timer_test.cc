@@ -22,8 +22,7 @@ TEST(KernelTimerTest, BadOptionsAreNamed) {
   options.repeat = 0;
   absl::StatusOr<std::vector<double>> t = TimeKernel([] { return absl::OkStatus(); }, options);
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.status().message().find("TimerOptions.repeat is 0"), std::string::npos)
-      << t.status();
+  EXPECT_NE(t.status().message().find("TimerOptions.repeat is 0"), std::string::npos) << t.status();
 }
 
 TEST(KernelTimerTest, WithoutADriverItSaysSo) {
@@ -63,13 +62,67 @@ TEST(KernelTimerTest, TheCallsErrorStopsTheTiming) {
   if (absl::Status gpu = GpuHere(); !gpu.ok()) GTEST_SKIP() << gpu.message();
   int calls = 0;
   absl::StatusOr<std::vector<double>> t = TimeKernel(
-      [&] {
-        return ++calls == 5 ? absl::InternalError("kernel 'k' faulted") : absl::OkStatus();
-      },
+      [&] { return ++calls == 5 ? absl::InternalError("kernel 'k' faulted") : absl::OkStatus(); },
       TimerOptions{});
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(), "kernel 'k' faulted");
   EXPECT_EQ(calls, 5);
+}
+
+TEST(KernelTimerTest, AGraphOfNoCallsIsRefused) {
+  absl::StatusOr<std::vector<double>> t =
+      TimeKernelGraph([] { return absl::OkStatus(); }, TimerOptions{}, 0);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("calls_per_graph is 0"), std::string::npos) << t.status();
+}
+
+TEST(KernelTimerTest, GraphWithoutADriverSaysSo) {
+  if (Driver().ok()) GTEST_SKIP() << "this machine has a CUDA driver";
+  int calls = 0;
+  absl::StatusOr<std::vector<double>> t = TimeKernelGraph(
+      [&] {
+        ++calls;
+        return absl::OkStatus();
+      },
+      TimerOptions{}, 20);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(calls, 0);
+}
+
+// One direct call, then the captured ones, each on the timer's stream; the graph launches are
+// not calls.
+TEST(KernelTimerTest, GraphCapturesItsCallsOnceOnItsStream) {
+  if (absl::Status gpu = GpuHere(); !gpu.ok()) GTEST_SKIP() << gpu.message();
+  int calls = 0, on_stream = 0;
+  TimerOptions options;
+  options.number = 3;
+  options.repeat = 4;
+  options.warmup = 2;
+  absl::StatusOr<std::vector<double>> t = TimeKernelGraph(
+      [&] {
+        ++calls;
+        if (CurrentLaunchStream() != nullptr) ++on_stream;
+        return absl::OkStatus();
+      },
+      options, 20);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(calls, 1 + 20);
+  EXPECT_EQ(on_stream, 20);
+  EXPECT_EQ(CurrentLaunchStream(), nullptr);
+  ASSERT_EQ(t->size(), 4u);
+}
+
+TEST(KernelTimerTest, ACapturedCallsErrorStopsTheGraph) {
+  if (absl::Status gpu = GpuHere(); !gpu.ok()) GTEST_SKIP() << gpu.message();
+  int calls = 0;
+  absl::StatusOr<std::vector<double>> t = TimeKernelGraph(
+      [&] { return ++calls == 3 ? absl::InternalError("kernel 'k' faulted") : absl::OkStatus(); },
+      TimerOptions{}, 20);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "kernel 'k' faulted");
+  EXPECT_EQ(CurrentLaunchStream(), nullptr);
 }
 
 }  // namespace
