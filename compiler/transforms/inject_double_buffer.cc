@@ -251,22 +251,27 @@ class InjectPass : public ir::IRMutator {
   }
 
   // A serial loop whose body holds scoped Allocates among its top statements (the form schedule
-  // lowering emits): each moves out of the loop, then takes the pattern above. A buffer the
-  // pattern refuses stays where it was.
+  // lowering emits), possibly inside plain Allocates there (a buffer of an earlier stage computed
+  // at the same loop): each moves out of the loop, the plain ones too, then the scoped ones take
+  // the pattern above. A buffer the pattern refuses stays where it was.
   ir::Stmt Mutate_(const ir::ForNode* op, const ir::Stmt& self) override {
     ir::Stmt visited = ir::IRMutator::Mutate_(op, self);
     const auto* loop = visited.as<ir::ForNode>();
     if (!loop || loop->for_kind != ir::ForKind::kSerial) return visited;
     std::unordered_set<const ir::VarNode*> refused;
     for (;;) {
-      std::vector<const ir::AttrStmtNode*> scopes;
+      std::vector<Opened> opened;
       std::vector<ir::Stmt> top;
-      Unwrap(loop->body, loop->loop_var.get(), refused, &scopes, &top);
-      if (scopes.empty()) return visited;
+      Unwrap(loop->body, loop->loop_var.get(), refused, &opened, &top);
+      if (opened.empty()) return visited;
       ir::Stmt result = ir::For(loop->loop_var, loop->min, loop->extent, loop->for_kind,
                                 ir::SeqStmt(std::move(top)), loop->thread_tag);
-      for (size_t i = scopes.size(); i-- > 0 && result.defined();) {
-        const ir::AttrStmtNode* scope = scopes[i];
+      for (size_t i = opened.size(); i-- > 0 && result.defined();) {
+        if (opened[i].plain != nullptr) {
+          result = ir::Allocate(opened[i].plain->buffer, result);
+          continue;
+        }
+        const ir::AttrStmtNode* scope = opened[i].scope;
         const auto* alloc = scope->body.as<ir::AllocateNode>();
         ir::Stmt hoisted = ir::AttrStmt(scope->node, scope->key, scope->value,
                                         ir::Allocate(alloc->buffer, result));
@@ -278,22 +283,52 @@ class InjectPass : public ir::IRMutator {
   }
 
  private:
+  // A scoped Allocate (scope) or a plain one (plain) opened out of a loop's body.
+  struct Opened {
+    const ir::AttrStmtNode* scope;
+    const ir::AllocateNode* plain;
+  };
+
+  // Whether a scope Unwrap would open (not refused) is among s's top statements, looking
+  // through sequences and plain Allocates.
+  static bool HoldsScope(const ir::Stmt& s, const std::unordered_set<const ir::VarNode*>& refused) {
+    if (const auto* seq = s.as<ir::SeqStmtNode>()) {
+      for (const ir::Stmt& child : seq->seq) {
+        if (HoldsScope(child, refused)) return true;
+      }
+      return false;
+    }
+    if (const ir::AttrStmtNode* scope = AsScope(s)) {
+      return !refused.count(scope->body.as<ir::AllocateNode>()->buffer->data.get());
+    }
+    if (const auto* alloc = s.as<ir::AllocateNode>()) return HoldsScope(alloc->body, refused);
+    return false;
+  }
+
   // Splits a loop body into its top statements, opening every scoped Allocate among them whose
-  // size does not use the loop variable (and is not refused); those scopes go to `scopes`,
-  // outermost first.
+  // size does not use the loop variable (and is not refused), and every plain Allocate of such a
+  // size that holds one; those go to `opened`, outermost first. Nothing is opened when no scope
+  // is.
   static void Unwrap(const ir::Stmt& s, const ir::VarNode* loop_var,
                      const std::unordered_set<const ir::VarNode*>& refused,
-                     std::vector<const ir::AttrStmtNode*>* scopes, std::vector<ir::Stmt>* top) {
+                     std::vector<Opened>* opened, std::vector<ir::Stmt>* top) {
     if (const auto* seq = s.as<ir::SeqStmtNode>()) {
-      for (const ir::Stmt& child : seq->seq) Unwrap(child, loop_var, refused, scopes, top);
+      for (const ir::Stmt& child : seq->seq) Unwrap(child, loop_var, refused, opened, top);
       return;
     }
     if (const ir::AttrStmtNode* scope = AsScope(s)) {
       const auto* alloc = scope->body.as<ir::AllocateNode>();
       if (!refused.count(alloc->buffer->data.get()) &&
           !UsesVar(alloc->buffer->shape[0], {loop_var})) {
-        scopes->push_back(scope);
-        Unwrap(alloc->body, loop_var, refused, scopes, top);
+        opened->push_back({scope, nullptr});
+        Unwrap(alloc->body, loop_var, refused, opened, top);
+        return;
+      }
+    }
+    if (const auto* alloc = s.as<ir::AllocateNode>()) {
+      if (!UsesVar(alloc->buffer->shape[0], {loop_var}) && HoldsScope(alloc->body, refused)) {
+        opened->push_back({nullptr, alloc});
+        Unwrap(alloc->body, loop_var, refused, opened, top);
         return;
       }
     }

@@ -171,6 +171,55 @@ TEST(InjectDoubleBufferTest, ScopesInsideTheLoopMoveOutAndAreDoubleBuffered) {
   for (uint32_t seed = 0; seed < 3; ++seed) EXPECT_TRUE(SameOutputs(f, out, seed));
 }
 
+// The scope inside a plain Allocate of the loop's body (another stage's buffer computed at the
+// same loop): the plain one moves out of the loop too.
+TEST(InjectDoubleBufferTest, ScopeInsideAPlainAllocateOfTheLoopMovesOutWithIt) {
+  Tiled t;
+  Buffer p = Buffer::Declare("P", {4}, kFloat32, "local");
+  Var w("w");
+  Stmt fill_p = For(w, 0, 4, ForKind::kSerial, BufferStore(p, BufferLoad(t.a, {w}) * 3.0f, {w}));
+  Stmt use =
+      For(t.y, 0, 4, ForKind::kSerial,
+          BufferStore(t.c, BufferLoad(t.c, {t.y}) + BufferLoad(t.s, {t.y}) * BufferLoad(p, {t.y}),
+                      {t.y}));
+  Stmt body = For(
+      t.k, 0, 3, ForKind::kSerial,
+      Allocate(p,
+               SeqStmt({fill_p, DoubleBufferScope(t.s, Allocate(t.s, SeqStmt({t.Fill(), use})))})));
+  PrimFunc f = MakeFunc("f", {t.a, t.c}, {}, body);
+  PrimFunc out = f.WithBody(InjectDoubleBuffer(body));
+  EXPECT_EQ(Text(out),
+            "allocate P: float32[4] scope \"local\" {\n"
+            "  allocate S: float32[8] scope \"shared\" {\n"
+            "    for (x, 0, 4) {\n"
+            "      S[x] = A[((0 * 4) + x)]\n"
+            "    }\n"
+            "    for (k, 0, 3) {\n"
+            "      for (w, 0, 4) {\n"
+            "        P[w] = (A[w] * 3.0f)\n"
+            "      }\n"
+            "      if (((k + 1) < 3)) {\n"
+            "        for (x_1, 0, 4) {\n"
+            "          S[(x_1 + (floormod((k + 1), 2) * 4))] = A[(((k + 1) * 4) + x_1)]\n"
+            "        }\n"
+            "      }\n"
+            "      for (y, 0, 4) {\n"
+            "        C[y] = (C[y] + (S[(y + (floormod(k, 2) * 4))] * P[y]))\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  EXPECT_TRUE(WellFormed(out));
+  for (uint32_t seed = 0; seed < 3; ++seed) EXPECT_TRUE(SameOutputs(f, out, seed));
+}
+
+// A plain Allocate holding no scope stays in the loop.
+TEST(InjectDoubleBufferTest, APlainAllocateWithoutAScopeStaysInTheLoop) {
+  Tiled t;
+  Stmt body = For(t.k, 0, 3, ForKind::kSerial, Allocate(t.s, SeqStmt({t.Fill(), t.Use()})));
+  EXPECT_TRUE(InjectDoubleBuffer(body).same_as(body));
+}
+
 TEST(InjectDoubleBufferTest, ScopeInsideALoopThatTheFillFeedsStaysInside) {
   // The fill reads A, which the loop body also writes: B is refused and stays in the loop.
   Tiled t;

@@ -104,6 +104,7 @@ absl::StatusOr<ir::PrimFunc> LowerConv2d(const Conv2dShape& v, const Conv2dTilin
   TESSEL_RETURN_IF_ERROR(s[acc].reorder({ric, a[0], a[1], a[2], a[3], rkh, rkw, a[4], a[5], rii}));
   TESSEL_RETURN_IF_ERROR(s[in_buf].compute_at(s[acc], ric));
   TESSEL_RETURN_IF_ERROR(s[wt_buf].compute_at(s[acc], ric));
+  if (t.double_buffer_weights) TESSEL_RETURN_IF_ERROR(s[wt_buf].double_buffer());
   TESSEL_RETURN_IF_ERROR(s[acc].tensorize(a[4], codegen::vdla::GemmIntrin(c)));
   TESSEL_RETURN_IF_ERROR(s[in_buf].pragma(in_buf.op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
   TESSEL_RETURN_IF_ERROR(s[wt_buf].pragma(wt_buf.op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));

@@ -35,6 +35,9 @@ struct Conv2dTiling {
   // The virtual threads over the channel tiles instead (dividing O/bo / tile_o): for layers
   // whose row tiles do not split evenly (7 rows).
   bool vthreads_over_channels = false;
+  // The kernel block in two copies, alternating over the input channel blocks, so that the next
+  // block's load overlaps the GEMMs reading this one (the weight buffer's share doubles).
+  bool double_buffer_weights = false;
 };
 
 // The lowered function conv2d(data, kernel, out). InvalidArgument naming the field: channels not

@@ -69,6 +69,25 @@ TEST(VdlaConv2dTest, VirtualThreadsGiveTheSameOutputsInFewerCycles) {
   EXPECT_LT(hidden, serial);
 }
 
+// The kernel block in two alternating copies: the next block loads while the GEMMs read this
+// one; the same outputs, twice the weight entries, fewer cycles.
+TEST(VdlaConv2dTest, DoubleBufferedWeightsGiveTheSameOutputsInFewerCycles) {
+  const Conv2dShape v{.c = 64, .o = 32, .h = 14, .w = 14, .k = 3, .stride = 1, .pad = 1};
+  absl::StatusOr<codegen::vdla::Program> one =
+      Compile(v, {.tile_h = 2, .tile_o = 2, .vthreads = 1});
+  absl::StatusOr<codegen::vdla::Program> two =
+      Compile(v, {.tile_h = 2, .tile_o = 2, .vthreads = 1, .double_buffer_weights = true});
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->weight_entries, 2 * one->weight_entries);
+  RunAndCheck(v, *two, Engine::kFunctional);
+  const int64_t single = RunAndCheck(v, *one, Engine::kRtl);
+  const int64_t doubled = RunAndCheck(v, *two, Engine::kRtl);
+  std::cout << "conv2d 64->32 14x14 k3: " << single << " cycles with one kernel block, " << doubled
+            << " with two (GEMM work " << v.macs() / 256 << ")\n";
+  EXPECT_LT(doubled, single);
+}
+
 TEST(VdlaConv2dTest, BadShapesAndTilingsAreRefused) {
   const hardware::vdla::Config c;
   struct Case {
