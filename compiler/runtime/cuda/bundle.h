@@ -69,10 +69,6 @@ struct EntryResult {
   std::string timing = "";
 };
 
-// The calls each timed graph launch replays (kernel_timer.h's TimeKernelGraph), as
-// experiments/gpu/torch_reference.py replays PyTorch's kernels.
-inline constexpr int kCallsPerGraph = 20;
-
 struct BundleResult {
   std::string device;  // the GPU's name, as the driver gives it
   std::string arch;    // "sm_90"

@@ -21,6 +21,10 @@ namespace tessel::runtime::cuda {
 absl::StatusOr<std::vector<double>> TimeKernel(const std::function<absl::Status()>& call,
                                                const TimerOptions& options);
 
+// The calls a timed graph replays where nothing asks otherwise (cuda_runner, `tessel bench ops`),
+// as experiments/gpu/torch_reference.py replays PyTorch's kernels.
+inline constexpr int kCallsPerGraph = 20;
+
 // The same timing of calls replayed from a CUDA graph, as PyTorch's CUDA graphs and
 // experiments/gpu/torch_reference.py replay cuDNN's kernels: after one direct call (which loads
 // the module), `calls_per_graph` calls are captured once on a stream of the timer's own (`call`
