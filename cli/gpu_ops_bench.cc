@@ -84,9 +84,10 @@ absl::Status RunLayer(const workloads::Layer& layer, const ops::OpProgram& progr
   runtime::TimerOptions timer{.repeat = repeat, .min_repeat_ms = 20, .warmup = 2};
   std::vector<double> seconds;
   if (target.kind() == "cuda") {
-    // Replayed from a CUDA graph, as the GPU machine's cuda_runner times kernels.
-    TESSEL_ASSIGN_OR_RETURN(seconds, runtime::cuda::TimeKernelGraph([&] { return f(args); }, timer,
-                                                                    runtime::cuda::kCallsPerGraph));
+    // Replayed from a CUDA graph where the driver can, as the GPU machine's cuda_runner times.
+    TESSEL_ASSIGN_OR_RETURN(runtime::cuda::KernelTiming timed,
+                            runtime::cuda::TimeKernelReplayed([&] { return f(args); }, timer));
+    seconds = std::move(timed.seconds);
   } else {
     TESSEL_ASSIGN_OR_RETURN(runtime::DeviceAPI * api, runtime::GetDeviceAPI(device));
     absl::Status failed;

@@ -131,12 +131,14 @@ int Main() {
       // Four tilings (each rule, with one copy of the kernel block and with two), the fastest
       // kept.
       std::optional<Measured> best;
+      std::optional<Conv2dTiling> tried[2];  // the last measured, by kernel copies
       for (const auto& [double_buffer, rule] :
            {std::pair{false, Rule::kLargestTile}, std::pair{true, Rule::kLargestTile},
             std::pair{false, Rule::kMostWorkPerByte}, std::pair{true, Rule::kMostWorkPerByte}}) {
         const std::optional<Conv2dTiling> tiling =
             ChooseTiling(v, c, vthreads, double_buffer, rule);
-        if (!tiling) continue;
+        if (!tiling || (tiling == tried[double_buffer])) continue;  // both rules chose it
+        tried[double_buffer] = tiling;
         absl::StatusOr<Measured> m = Measure(v, *tiling, c);
         if (!m.ok()) {
           std::cerr << name << ": " << m.status() << "\n";

@@ -38,6 +38,8 @@ struct Conv2dTiling {
   // The kernel block in two copies, alternating over the input channel blocks, so that the next
   // block's load overlaps the GEMMs reading this one (the weight buffer's share doubles).
   bool double_buffer_weights = false;
+
+  bool operator==(const Conv2dTiling&) const = default;
 };
 
 // The lowered function conv2d(data, kernel, out). InvalidArgument naming the field: channels not

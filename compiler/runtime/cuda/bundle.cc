@@ -122,13 +122,10 @@ absl::StatusOr<std::vector<double>> RunEntry(const std::string& dir, const Bundl
       if (absl::Status s = SaveNpy(path, *back); !s.ok()) return s;
     }
   }
-  absl::StatusOr<std::vector<double>> replayed = TimeKernelGraph(call, timer, kCallsPerGraph);
-  if (replayed.ok()) {
-    timing = absl::StrCat("from a CUDA graph of ", kCallsPerGraph, " calls");
-    return replayed;
-  }
-  timing = absl::StrCat("one launch at a time (no graph: ", replayed.status().message(), ")");
-  return TimeKernel(call, timer);
+  absl::StatusOr<KernelTiming> timed = TimeKernelReplayed(call, timer);
+  if (!timed.ok()) return timed.status();
+  timing = timed->how;
+  return timed->seconds;
 }
 
 // Past it an entry's worker is killed: a kernel that never ends must not stop the bundle.

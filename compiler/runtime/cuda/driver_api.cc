@@ -76,16 +76,17 @@ Loaded Load() {
   // Optional: the graph timer says so where they are missing.
   auto optional = [&](const char* name, auto& fn) {
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name));
+    return fn != nullptr;
   };
-  optional("cuStreamCreate", a.cuStreamCreate);
-  optional("cuStreamDestroy_v2", a.cuStreamDestroy);
-  optional("cuStreamBeginCapture_v2", a.cuStreamBeginCapture);
-  optional("cuStreamEndCapture", a.cuStreamEndCapture);
-  optional("cuGraphInstantiateWithFlags", a.cuGraphInstantiate);
-  optional("cuGraphLaunch", a.cuGraphLaunch);
-  optional("cuGraphExecDestroy", a.cuGraphExecDestroy);
-  optional("cuGraphDestroy", a.cuGraphDestroy);
-  optional("cuStreamSynchronize", a.cuStreamSynchronize);
+  a.has_graphs = optional("cuStreamCreate", a.cuStreamCreate) &
+                 optional("cuStreamDestroy_v2", a.cuStreamDestroy) &
+                 optional("cuStreamBeginCapture_v2", a.cuStreamBeginCapture) &
+                 optional("cuStreamEndCapture", a.cuStreamEndCapture) &
+                 optional("cuGraphInstantiateWithFlags", a.cuGraphInstantiate) &
+                 optional("cuGraphLaunch", a.cuGraphLaunch) &
+                 optional("cuGraphExecDestroy", a.cuGraphExecDestroy) &
+                 optional("cuGraphDestroy", a.cuGraphDestroy) &
+                 optional("cuStreamSynchronize", a.cuStreamSynchronize);
   if (!s.ok()) return out;
   const CUresult init = a.cuInit(0);
   if (init != kCudaSuccess) {

@@ -74,6 +74,7 @@ struct DriverApi {
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
   CUresult (*cuGraphDestroy)(CUgraph graph);
   CUresult (*cuStreamSynchronize)(CUstream stream);
+  bool has_graphs;  // every entry point of the group above was found
 };
 
 // The driver, loaded and initialised (cuInit) once per process; later calls return the same

@@ -163,11 +163,7 @@ absl::StatusOr<std::vector<double>> TimeKernelGraph(const std::function<absl::St
   absl::StatusOr<const DriverApi*> api = Driver();
   if (!api.ok()) return api.status();
   const DriverApi& a = **api;
-  if (a.cuStreamCreate == nullptr || a.cuStreamDestroy == nullptr ||
-      a.cuStreamBeginCapture == nullptr || a.cuStreamEndCapture == nullptr ||
-      a.cuGraphInstantiate == nullptr || a.cuGraphLaunch == nullptr ||
-      a.cuGraphExecDestroy == nullptr || a.cuGraphDestroy == nullptr ||
-      a.cuStreamSynchronize == nullptr) {
+  if (!a.has_graphs) {
     return absl::UnimplementedError(
         "the CUDA driver has no graph capture (cuStreamBeginCapture_v2, "
         "cuGraphInstantiateWithFlags: CUDA 11.4 or later)");
@@ -183,6 +179,20 @@ absl::StatusOr<std::vector<double>> TimeKernelGraph(const std::function<absl::St
   if (!per_graph.ok()) return per_graph.status();
   for (double& s : *per_graph) s /= calls_per_graph;
   return per_graph;
+}
+
+absl::StatusOr<KernelTiming> TimeKernelReplayed(const std::function<absl::Status()>& call,
+                                                const TimerOptions& options) {
+  absl::StatusOr<std::vector<double>> replayed = TimeKernelGraph(call, options, kCallsPerGraph);
+  if (replayed.ok()) {
+    return KernelTiming{*std::move(replayed),
+                        absl::StrCat("from a CUDA graph of ", kCallsPerGraph, " calls")};
+  }
+  absl::StatusOr<std::vector<double>> single = TimeKernel(call, options);
+  if (!single.ok()) return single.status();
+  return KernelTiming{
+      *std::move(single),
+      absl::StrCat("one launch at a time (no graph: ", replayed.status().message(), ")")};
 }
 
 }  // namespace tessel::runtime::cuda

@@ -3,6 +3,7 @@
 #include <absl/status/statusor.h>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "compiler/runtime/timer.h"
@@ -21,8 +22,8 @@ namespace tessel::runtime::cuda {
 absl::StatusOr<std::vector<double>> TimeKernel(const std::function<absl::Status()>& call,
                                                const TimerOptions& options);
 
-// The calls a timed graph replays where nothing asks otherwise (cuda_runner, `tessel bench ops`),
-// as experiments/gpu/torch_reference.py replays PyTorch's kernels.
+// The calls a timed graph of TimeKernelReplayed replays (cuda_runner, `tessel bench ops`), as
+// experiments/gpu/torch_reference.py replays PyTorch's kernels.
 inline constexpr int kCallsPerGraph = 20;
 
 // The same timing of calls replayed from a CUDA graph, as PyTorch's CUDA graphs and
@@ -36,5 +37,16 @@ inline constexpr int kCallsPerGraph = 20;
 absl::StatusOr<std::vector<double>> TimeKernelGraph(const std::function<absl::Status()>& call,
                                                     const TimerOptions& options,
                                                     int calls_per_graph);
+
+struct KernelTiming {
+  std::vector<double> seconds;
+  // "from a CUDA graph of 20 calls", or "one launch at a time (no graph: <why>)".
+  std::string how;
+};
+
+// TimeKernelGraph with kCallsPerGraph calls, or TimeKernel where the graph cannot be made (a
+// driver without graphs, a capture that fails); `how` says which. Errors: TimeKernel's.
+absl::StatusOr<KernelTiming> TimeKernelReplayed(const std::function<absl::Status()>& call,
+                                                const TimerOptions& options);
 
 }  // namespace tessel::runtime::cuda

@@ -91,6 +91,28 @@ TEST(KernelTimerTest, GraphWithoutADriverSaysSo) {
   EXPECT_EQ(calls, 0);
 }
 
+TEST(KernelTimerTest, ReplayedWithoutADriverSaysSo) {
+  if (Driver().ok()) GTEST_SKIP() << "this machine has a CUDA driver";
+  int calls = 0;
+  absl::StatusOr<KernelTiming> t = TimeKernelReplayed(
+      [&] {
+        ++calls;
+        return absl::OkStatus();
+      },
+      TimerOptions{});
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(calls, 0);
+}
+
+// On a GPU the replayed timing is a graph's, and says so.
+TEST(KernelTimerTest, ReplayedOnAGpuSaysItUsedAGraph) {
+  if (absl::Status gpu = GpuHere(); !gpu.ok()) GTEST_SKIP() << gpu.message();
+  absl::StatusOr<KernelTiming> t = TimeKernelReplayed([] { return absl::OkStatus(); }, {});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->how, "from a CUDA graph of 20 calls");
+}
+
 // One direct call, then the captured ones, each on the timer's stream; the graph launches are
 // not calls.
 TEST(KernelTimerTest, GraphCapturesItsCallsOnceOnItsStream) {
