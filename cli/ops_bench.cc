@@ -10,6 +10,7 @@
 #include "cli/flags.h"
 #include "cli/gpu_ops_bench.h"
 #include "cli/target_flag.h"
+#include "cli/vdla_ops_bench.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
@@ -43,7 +44,9 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
       Flags flags,
       Flags::Parse("bench ops", args,
                    {{"suite", "operator suite: table2"},
-                    {"target", "llvm target (default llvm: this host's CPU), or cuda / opencl"},
+                    {"target",
+                     "llvm target (default llvm: this host's CPU), cuda / opencl, or vdla (the "
+                     "RTL simulator's cycles)"},
                     {"threads", "threads for both sides"},
                     {"layers", "comma-separated layer names (default: all)"},
                     {"repeat", "timed repeats (>= 5)"},
@@ -59,6 +62,7 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   absl::StatusOr<target::Target> gpu_target = target::Target::Parse(target_text);
   const bool gpu =
       gpu_target.ok() && (gpu_target->kind() == "cuda" || gpu_target->kind() == "opencl");
+  const bool vdla = gpu_target.ok() && gpu_target->kind() == "vdla";
   std::optional<search::ApplyHistoryBest> history;
   const std::string log = flags.String("log", "");
   if (!log.empty()) {
@@ -73,6 +77,16 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
     return absl::InvalidArgumentError(absl::StrCat("--threads applies to CPU targets; --target '",
                                                    target_text, "' runs on a GPU"));
   }
+  if (vdla) {
+    for (const char* flag : {"threads", "repeat"}) {
+      if (!flags.String(flag, "").empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", flag,
+                         " does not apply to --target vdla: its cycle counts are "
+                         "simulated, the same on every run"));
+      }
+    }
+  }
   if (threads < 1 || threads > 1024) {
     return absl::InvalidArgumentError(
         absl::StrCat("--threads must be between 1 and 1024, got ", threads));
@@ -83,6 +97,10 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   }
   TESSEL_ASSIGN_OR_RETURN(std::vector<workloads::Layer> layers,
                           ChooseLayers(flags.String("layers", "")));
+  if (vdla) {
+    return BenchVdlaOps(*gpu_target, layers, {.history = history ? &*history : nullptr, .log = log},
+                        out);
+  }
   if (gpu) {
     return BenchGpuOps(
         *gpu_target, layers,

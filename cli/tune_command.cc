@@ -20,6 +20,7 @@
 #include "compiler/target/host_target.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
+#include "search/measure/vdla_measure.h"
 #include "search/tuner/progress_line.h"
 #include "search/tuner/tune_tasks.h"
 #include "search/tuner/tuner.h"
@@ -45,7 +46,8 @@ const ArgSpec& TuneSpec() {
             "the operator's arguments as JSON (with --template; compiler/ops/OPERATORS.md)"},
            {"target",
             "an llvm target of this host (default llvm: -mcpu=native -fast-math-contract "
-            "added), or cuda -arch=sm_NN with --bundle"},
+            "added), cuda -arch=sm_NN with --bundle, or vdla (one operator, measured in simulated "
+            "cycles)"},
            {"tuner", "xgb | treernn | random | ga | grid (default xgb)"},
            {"model", "a registered cost model (instead of --tuner; with --explorer, default sa)"},
            {"explorer",
@@ -234,9 +236,22 @@ absl::Status TuneOperator(const CommandArgs& args, const target::Target& target,
   const search::TunerOptions& options = tuning.options;
   TESSEL_ASSIGN_OR_RETURN(std::optional<GpuBatchTuning> batches,
                           ReadGpuBatchTuning(args, target, tuning));
-  TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer, search::Measurer::Create(tuning.measure));
+  // VDLA's candidates run on its cycle-accurate simulator in this process (vdla_measure.h); the
+  // others in measure workers.
+  std::optional<search::Measurer> measurer;
+  search::MeasureFn measure;
+  if (target.kind() == "vdla") {
+    measure = search::VdlaMeasureFn({.threads = tuning.measure.build.workers,
+                                     .input_seed = tuning.measure.run.input_seed,
+                                     .reference = tuning.measure.reference});
+  } else {
+    TESSEL_ASSIGN_OR_RETURN(measurer, search::Measurer::Create(tuning.measure));
+    measure = [&measurer](const search::Task& t, const std::vector<search::Config>& configs) {
+      return measurer->Measure(t, configs);
+    };
+  }
   if (batches) {
-    return TuneOnGpuBatches({{.task = task, .label = task.template_name}}, options, measurer,
+    return TuneOnGpuBatches({{.task = task, .label = task.template_name}}, options, *measurer,
                             tuning.measure.reference, *batches, out);
   }
 
@@ -245,7 +260,7 @@ absl::Status TuneOperator(const CommandArgs& args, const target::Target& target,
       absl::StrCat(task.template_name, " ", options.cost_model,
                    options.cost_model.empty() ? "" : "+", options.explorer));
   TESSEL_ASSIGN_OR_RETURN(search::TuneResult result,
-                          search::Tune(task, options, measurer,
+                          search::Tune(task, options, measure,
                                        [&](const search::TuneProgress& p) { progress.Update(p); }));
   progress.Finish();
   out << absl::StrFormat("task     %s\n", task.Key());
@@ -390,20 +405,30 @@ absl::Status TuneCommand(std::span<const std::string> arg_words, std::ostream& o
   // A GPU target is taken as given, as `tessel compile` takes it.
   absl::StatusOr<target::Target> target = target::Target::Parse(target_flag);
   if (target.ok()) {
-    target = target->kind() == "llvm" ? HostTargetFlag(target_flag)
-                                      : target::ResolveModelTarget(*target);
+    if (target->kind() == "llvm") {
+      target = HostTargetFlag(target_flag);
+    } else if (target->kind() != "vdla") {
+      target = target::ResolveModelTarget(*target);
+    }
   }
   if (!target.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--target: ", target.status().message()));
   }
-  if (target->kind() != "llvm" && target->kind() != "cuda" && !args.Switch("list-tasks")) {
+  const bool vdla = target->kind() == "vdla";
+  if (target->kind() != "llvm" && target->kind() != "cuda" && !vdla && !args.Switch("list-tasks")) {
     return absl::InvalidArgumentError(
         absl::StrCat("--target ", target->ToString(),
-                     ": the tuner measures on this machine's CPU (llvm) or, "
-                     "for cuda, on a GPU machine through --bundle; not on ",
+                     ": the tuner measures on this machine's CPU (llvm), on VDLA's simulator "
+                     "(vdla) or, for cuda, on a GPU machine through --bundle; not on ",
                      target->kind(), " devices"));
   }
   TESSEL_ASSIGN_OR_RETURN(const bool model, NamesAModel(args));
+  if (model && vdla) {
+    return absl::InvalidArgumentError(
+        "--target vdla tunes one operator (--workload LAYER, or --template with --args); a "
+        "model's convolutions reach VDLA through its quantization and partitioning, which "
+        "`tessel tune` does not do yet");
+  }
   return model ? TuneModel(args, *target, out) : TuneOperator(args, *target, out);
 }
 

@@ -47,7 +47,39 @@ TEST(TuneCommandTest, UserErrorsNameTheProblemAndWriteNothing) {
   ExpectUsageError({"tune", "--workload", "C6", "--model", "xgb", "--explorer", "ga", "--log", log},
                    "black-box");
   ExpectUsageError({"tune", "--workload", "C6", "--speed", "max", "--log", log}, "--speed");
+  // VDLA tunes one operator, of the layers it computes.
+  ExpectUsageError({"tune", "--workload", "resnet18", "--target", "vdla", "--log", log},
+                   "--target vdla tunes one operator");
+  ExpectUsageError({"tune", "--workload", "D9", "--target", "vdla", "--log", log},
+                   "--workload D9: conv2d_int8.vdla: 'groups' must be 1, got 1024");
+  ExpectUsageError({"tune", "--workload", "C1", "--target", "vdla", "--log", log},
+                   "channels 3 -> 64 are not multiples of the accelerator's blocks 16 -> 16");
   EXPECT_FALSE(std::filesystem::exists(log));
+}
+
+// On VDLA the measurements are simulated cycles: a layer tunes in seconds, and configs whose
+// buffers do not fit are recorded as resource limits.
+TEST(TuneCommandTest, TunesALayerOnVdlaBySimulatedCycles) {
+  const std::string log = TempPath("vdla.jsonl");
+  Outcome o = RunTessel({"tune", "--workload", "C11", "--target", "vdla", "--tuner", "random",
+                         "--trials", "12", "--seed", "1", "--log", log});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("task     conv2d_int8.vdla|"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("trials   12 (0 resumed"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("best     "), std::string::npos) << o.out;
+  absl::StatusOr<std::vector<search::Record>> records = search::ReadLog(log);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 12u);
+  for (const search::Record& r : *records) {
+    EXPECT_TRUE(r.result.error == search::ErrorKind::kNone ||
+                r.result.error == search::ErrorKind::kResourceLimit)
+        << r.result.error_message;
+    EXPECT_EQ(r.result.costs.size(), r.result.error == search::ErrorKind::kNone ? 1u : 0u);
+  }
+  // The tuned config is the bench's `tuned` row.
+  Outcome bench = RunTessel({"bench", "ops", "--target", "vdla", "--layers", "C11", "--log", log});
+  ASSERT_EQ(bench.exit_code, kExitOk) << bench.err;
+  EXPECT_NE(bench.out.find("\nC11   tuned  "), std::string::npos) << bench.out;
 }
 
 TEST(LogCommandTest, SummaryAndBestReadALog) {
@@ -109,9 +141,14 @@ TEST(BenchOpsLogTest, TunedConfigsComeFromTheLog) {
                  .args = workloads::Conv2dArgs(*workloads::FindLayer("C11")),
                  .target = *target::Target::Parse(target)};
   record.config = {{"knobs",
-                    {{"tile_ic", {32, 8}}, {"tile_oc", {32, 16}}, {"tile_ow", {1, 7}},
-                     {"tile_oh", {7, 1}}, {"unroll_kw", 0}, {"pad_at_tile", 0},
-                     {"reorder_reduce", {0, 1, 2, 3}}, {"oc_inner", 1}}}};
+                    {{"tile_ic", {32, 8}},
+                     {"tile_oc", {32, 16}},
+                     {"tile_ow", {1, 7}},
+                     {"tile_oh", {7, 1}},
+                     {"unroll_kw", 0},
+                     {"pad_at_tile", 0},
+                     {"reorder_reduce", {0, 1, 2, 3}},
+                     {"oc_inner", 1}}}};
   record.result.costs = {1e-4};
   absl::StatusOr<search::LogWriter> writer = search::LogWriter::Open(log);
   ASSERT_TRUE(writer.ok()) << writer.status();

@@ -30,6 +30,7 @@
 #include "search/explorers/explorer.h"
 #include "search/measure/measure.h"
 #include "search/measure/torch_reference.h"
+#include "search/measure/vdla_measure.h"
 #include "search/records/log.h"
 #include "search/tuner/progress_line.h"
 #include "search/tuner/tuner.h"
@@ -342,7 +343,8 @@ class Experiment {
   absl::Status Prepare();
   absl::Status TuneRun(size_t index);
   absl::Status WriteOutputs(bool plot);
-  absl::StatusOr<search::Measurer*> MeasurerFor(const Workload& w);
+  // How the workload's candidates are measured: measure workers, or VDLA's simulator.
+  absl::StatusOr<search::MeasureFn> MeasureFor(const Workload& w);
   // The strategies guided by a cost model, in the config's order (compared in Fig. 13's figure).
   std::vector<std::string> ModelStrategies() const {
     std::vector<std::string> out;
@@ -363,14 +365,17 @@ class Experiment {
   target::TargetFacts facts_;
   std::vector<Workload> workloads_;
   ReportInput report_;
-  std::map<std::string, search::Measurer> measurers_;
+  std::map<std::string, search::MeasureFn> measures_;
   std::string worker_path_;
   std::vector<std::vector<std::string>> transfer_logs_;  // per strategy (CheckStrategies)
   ExperimentOutcome outcome_;
 };
 
 absl::Status Experiment::Prepare() {
-  absl::StatusOr<target::Target> target = target::ResolveCompileTarget(config_.target);
+  // VDLA's candidates run on its simulator here; every other target must be this machine's CPU.
+  absl::StatusOr<target::Target> target = config_.target.kind() == "vdla"
+                                              ? config_.target
+                                              : target::ResolveCompileTarget(config_.target);
   if (!target.ok())
     return ConfigError(config_, 0, "target", std::string(target.status().message()));
   target_ = *target;
@@ -404,8 +409,13 @@ absl::Status Experiment::Prepare() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<search::Measurer*> Experiment::MeasurerFor(const Workload& w) {
-  if (auto it = measurers_.find(w.spec->name); it != measurers_.end()) return &it->second;
+absl::StatusOr<search::MeasureFn> Experiment::MeasureFor(const Workload& w) {
+  if (auto it = measures_.find(w.spec->name); it != measures_.end()) return it->second;
+  if (target_.kind() == "vdla") {
+    search::MeasureFn measure = search::VdlaMeasureFn(
+        {.threads = config_.measure.build_workers, .reference = search::TorchReferenceFn()});
+    return measures_.emplace(w.spec->name, std::move(measure)).first->second;
+  }
   if (worker_path_.empty()) {
     if (!options_.worker_path.empty()) {
       worker_path_ = options_.worker_path;
@@ -415,7 +425,12 @@ absl::StatusOr<search::Measurer*> Experiment::MeasurerFor(const Workload& w) {
   }
   TESSEL_ASSIGN_OR_RETURN(search::Measurer measurer,
                           search::Measurer::Create(MeasureOptionsFor(config_, w, worker_path_)));
-  return &measurers_.emplace(w.spec->name, std::move(measurer)).first->second;
+  auto shared = std::make_shared<search::Measurer>(std::move(measurer));
+  search::MeasureFn measure = [shared](const search::Task& task,
+                                       const std::vector<search::Config>& configs) {
+    return shared->Measure(task, configs);
+  };
+  return measures_.emplace(w.spec->name, std::move(measure)).first->second;
 }
 
 absl::Status Experiment::TuneRun(size_t index) {
@@ -455,14 +470,14 @@ absl::Status Experiment::TuneRun(size_t index) {
   tuner.batch_size = config_.measure.build_workers;
   TESSEL_RETURN_IF_ERROR(
       support::MakeDirectories(std::filesystem::path(log).parent_path().string()));
-  TESSEL_ASSIGN_OR_RETURN(search::Measurer * measurer, MeasurerFor(w));
+  TESSEL_ASSIGN_OR_RETURN(const search::MeasureFn measure, MeasureFor(w));
 
   const double baseline_gflops = w.baseline ? w.flops / w.baseline->seconds * 1e-9 : 0;
   search::ProgressLine line(note_, options_.progress_in_place, label, baseline_gflops, "oneDNN");
   const RunTimes before = run.times.value_or(RunTimes{});
   absl::Status times_written;
   absl::StatusOr<search::TuneResult> result =
-      search::Tune(w.task, tuner, *measurer, [&](const search::TuneProgress& p) {
+      search::Tune(w.task, tuner, measure, [&](const search::TuneProgress& p) {
         line.Update(p);
         run.times = Plus(before, p.times);
         if (times_written.ok()) times_written = WriteTimes(TimesPath(log), *run.times);

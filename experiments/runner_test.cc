@@ -181,6 +181,41 @@ TEST(RunnerTest, TransferFromAnotherExperimentsLogs) {
 }
 
 // Every shipped config parses with the names this build registers (templates, models, explorers).
+// On VDLA the measurement is the simulator's cycle count: two runs of the same seed measure the
+// same configs to the same costs.
+TEST(RunnerTest, VdlaRunsAreNoiseFree) {
+  constexpr char kVdla[] = R"(name: vdla
+target: vdla
+trials: 6
+seeds: [0]
+workloads: [C11]
+strategies:
+  - {name: xgb+sa, cost_model: xgb, explorer: sa, plan_size: 4}
+  - {name: random, explorer: random}
+measure: {build_workers: 2}
+)";
+  absl::StatusOr<ExperimentConfig> config = Parse(kVdla);
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::vector<std::vector<search::Record>> runs;
+  for (const char* dir : {"vdla_a", "vdla_b"}) {
+    RunnerOptions options;
+    options.out_dir = testing::TestOutDir(dir);
+    absl::StatusOr<ExperimentOutcome> outcome = RunExperiment(*config, options);
+    ASSERT_TRUE(outcome.ok()) << outcome.status();
+    EXPECT_EQ(outcome->tuned, 2);
+    absl::StatusOr<std::vector<search::Record>> records =
+        search::ReadLog(outcome->out_dir + "/logs/C11/xgb+sa_seed0.jsonl");
+    ASSERT_TRUE(records.ok()) << records.status();
+    ASSERT_EQ(records->size(), 6u);
+    EXPECT_EQ(records->front().task.template_name, "conv2d_int8.vdla");
+    runs.push_back(*records);
+  }
+  for (size_t i = 0; i < runs[0].size(); ++i) {
+    EXPECT_EQ(runs[0][i].config_index, runs[1][i].config_index) << i;
+    EXPECT_EQ(runs[0][i].result.costs, runs[1][i].result.costs) << i;
+  }
+}
+
 TEST(RunnerTest, EveryShippedConfigParses) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   ASSERT_NE(srcdir, nullptr);
@@ -246,6 +281,11 @@ INSTANTIATE_TEST_SUITE_P(
                    "args: {m: 4, n: 16, k: 16}}\nbaselines: [onednn]\n"
                    "strategies:\n  - {name: s, explorer: ga}\n",
                    "tiny.yaml:4: workloads[0]: baseline onednn times conv2d only"},
+        Unrunnable{"oneDNN baseline on VDLA",
+                   "name: u\ntarget: vdla\ntrials: 2\nworkloads: [C6]\nbaselines: [onednn]\n"
+                   "strategies:\n  - {name: s, explorer: ga}\n",
+                   "tiny.yaml:4: workloads[0]: baseline onednn times conv2d only; 'C6' is tuned "
+                   "with conv2d_int8.vdla (operator conv2d_int8)"},
         Unrunnable{"transfer from a missing log",
                    "name: u\ntrials: 2\nworkloads: [C6]\ntemplate: conv2d_nchwc.x86\n"
                    "strategies:\n  - {name: s, explorer: sa, cost_model: xgb, transfer_from: "

@@ -8,7 +8,8 @@
 #include "search/task/task.h"
 
 // The tuning task of a Table 2 layer: its conv2d arguments with the template the target's strategy
-// picks for the layer (compiler/ops/strategy.h), or the one named.
+// picks for the layer (compiler/ops/strategy.h), or the one named. On a vdla target the layer is
+// the int8 convolution the accelerator computes (conv2d_int8, OPERATORS.md).
 namespace tessel::workloads {
 
 // `name` is a Table 2 layer ("C6", "D1"); `template_name` empty means the strategy's choice, else

@@ -18,8 +18,9 @@ using internal::ReferenceFn;
 const std::map<std::string, ReferenceFn>& Table() {
   static const std::map<std::string, ReferenceFn>* table = [] {
     auto* t = new std::map<std::string, ReferenceFn>;
-    for (auto group : {internal::ConvReferences, internal::LinearReferences, internal::NnReferences,
-                       internal::TransformReferences, internal::BitserialReferences}) {
+    for (auto group :
+         {internal::ConvReferences, internal::LinearReferences, internal::NnReferences,
+          internal::TransformReferences, internal::BitserialReferences, internal::Int8References}) {
       for (const ReferenceEntry& e : group()) {
         TESSEL_CHECK(t->emplace(e.op, e.fn).second) << "two references for " << e.op;
       }

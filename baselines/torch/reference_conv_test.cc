@@ -183,6 +183,31 @@ TEST(TorchReferenceConvTest, BitserialConv2dUnipolarAndBipolar) {
   }
 }
 
+TEST(TorchReferenceConvTest, Conv2dInt8KeepsTheSumsLowEightBitsByHand) {
+  // 1x1 kernel over two channels, 2x1 image padded by one column on each side (zeros):
+  //   out[0, 0, y, 1] = data[0, y] * w0 + data[1, y] * w1.
+  NDArray data = NDArray::Empty({1, 2, 2, 1}, {kDLInt, 8, 1});
+  NDArray weight = NDArray::Empty({1, 2, 1, 1}, {kDLInt, 8, 1});
+  const int8_t d[] = {127, -128, 127, 3}, w[] = {127, 127};  // channel-major
+  std::copy(d, d + 4, data.data<int8_t>());
+  std::copy(w, w + 2, weight.data<int8_t>());
+  const ops::OpArgs args = {{"n", 1},  {"ic", 2},          {"h", 2},
+                            {"w", 1},  {"oc", 1},          {"kh", 1},
+                            {"kw", 1}, {"stride", {1, 1}}, {"pad", {0, 1, 0, 1}}};
+  absl::StatusOr<std::vector<NDArray>> out = TorchReference("conv2d_int8", args, {data, weight});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const NDArray& got = out->at(0);
+  ASSERT_EQ(got.shape(), (std::vector<int64_t>{1, 1, 2, 3}));
+  ASSERT_EQ(got.dtype().bits, 8);
+  // Row 0: 127 * 127 + 127 * 127 = 32258 = 0x7E02 -> 2. Row 1: -128 * 127 + 3 * 127 = -15875,
+  // whose low byte is 0xFD -> -3. The padded columns are 0.
+  const int8_t* g = got.data<int8_t>();
+  EXPECT_EQ(std::vector<int>(g, g + 6), (std::vector<int>{0, 2, 0, 0, -3, 0}));
+  // Inputs of another type are refused, naming the input.
+  NDArray floats = NDArray::Empty({1, 2, 2, 1}, {kDLFloat, 32, 1});
+  EXPECT_FALSE(TorchReference("conv2d_int8", args, {floats, weight}).ok());
+}
+
 TEST(TorchReferenceConvTest, BitserialDenseBipolarByHand) {
   // data [[1, 2, 3]], weight rows [1, 0, 1] and [0, 0, 0]: bipolar +-1 weights.
   NDArray data = RandomBits({1, 3}, 0, 2), weight = RandomBits({2, 3}, 0, 1);

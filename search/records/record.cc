@@ -14,7 +14,7 @@ namespace tessel::search {
 
 namespace {
 
-constexpr std::array<std::pair<ErrorKind, const char*>, 9> kErrorNames = {{
+constexpr std::array<std::pair<ErrorKind, const char*>, 10> kErrorNames = {{
     {ErrorKind::kNone, "none"},
     {ErrorKind::kInstantiation, "instantiation"},
     {ErrorKind::kHostCompile, "host_compile"},
@@ -23,6 +23,7 @@ constexpr std::array<std::pair<ErrorKind, const char*>, 9> kErrorNames = {{
     {ErrorKind::kWrongAnswer, "wrong_answer"},
     {ErrorKind::kBuildTimeout, "build_timeout"},
     {ErrorKind::kRunTimeout, "run_timeout"},
+    {ErrorKind::kResourceLimit, "resource_limit"},
     {ErrorKind::kUnknown, "unknown"},
 }};
 

@@ -31,6 +31,8 @@ enum class ErrorKind {
   kWrongAnswer,    // "wrong_answer": the outputs disagree with the reference
   kBuildTimeout,   // "build_timeout"
   kRunTimeout,     // "run_timeout"
+  kResourceLimit,  // "resource_limit": the program needs more of the device than it has (VDLA's
+                   // on-chip buffers)
   kUnknown,        // "unknown"
 };
 const char* ErrorKindName(ErrorKind kind);

@@ -51,14 +51,15 @@ TEST(RecordTest, JsonRoundTripThroughText) {
 }
 
 TEST(RecordTest, ErrorKindNamesRoundTrip) {
-  const ErrorKind kinds[] = {
-      ErrorKind::kNone,          ErrorKind::kInstantiation, ErrorKind::kHostCompile,
-      ErrorKind::kDeviceCompile, ErrorKind::kRuntime,       ErrorKind::kWrongAnswer,
-      ErrorKind::kBuildTimeout,  ErrorKind::kRunTimeout,    ErrorKind::kUnknown};
-  const char* names[] = {"none",           "instantiation", "host_compile",
-                         "device_compile", "runtime",       "wrong_answer",
-                         "build_timeout",  "run_timeout",   "unknown"};
-  for (int i = 0; i < 9; ++i) {
+  const ErrorKind kinds[] = {ErrorKind::kNone,          ErrorKind::kInstantiation,
+                             ErrorKind::kHostCompile,   ErrorKind::kDeviceCompile,
+                             ErrorKind::kRuntime,       ErrorKind::kWrongAnswer,
+                             ErrorKind::kBuildTimeout,  ErrorKind::kRunTimeout,
+                             ErrorKind::kResourceLimit, ErrorKind::kUnknown};
+  const char* names[] = {"none",           "instantiation", "host_compile",  "device_compile",
+                         "runtime",        "wrong_answer",  "build_timeout", "run_timeout",
+                         "resource_limit", "unknown"};
+  for (int i = 0; i < 10; ++i) {
     EXPECT_STREQ(ErrorKindName(kinds[i]), names[i]);
     absl::StatusOr<ErrorKind> back = ErrorKindFromName(names[i]);
     ASSERT_TRUE(back.ok()) << back.status();

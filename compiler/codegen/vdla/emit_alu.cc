@@ -49,7 +49,8 @@ absl::Status Emitter::AluOne(const ir::Stmt& nest, const std::vector<const ir::F
   absl::StatusOr<AffineNest> affine = AnalyseNest(loops, indices, Evaluator());
   if (affine.ok()) affine = InEntries(*affine, kinds_[2].elements);
   if (!affine.ok()) {
-    return Error(absl::StrCat("the element-wise nest of ", name, " ", affine.status().message()));
+    return Overflow(
+        absl::StrCat("the element-wise nest of ", name, " ", affine.status().message()));
   }
   // Every entry the nest visits: the destination's and each source's.
   std::vector<std::vector<uint32_t>> entries(indices.size());

@@ -40,6 +40,10 @@ absl::Status Emitter::Error(const std::string& what) const {
   return absl::InvalidArgumentError(absl::StrCat(f_->name, ": ", what));
 }
 
+absl::Status Emitter::Overflow(const std::string& what) const {
+  return absl::ResourceExhaustedError(absl::StrCat(f_->name, ": ", what));
+}
+
 absl::Status Emitter::Visit(const ir::Stmt& s) {
   if (!s.defined()) return absl::OkStatus();
   if (const auto* seq = s.as<ir::SeqStmtNode>()) {
@@ -120,9 +124,9 @@ absl::Status Emitter::VisitAllocate(const ir::AllocateNode* alloc) {
   const int64_t entries = (*elements + kind->elements - 1) / kind->elements;
   int64_t& used = used_[static_cast<int>(kind->sram)];
   if (used + entries > kind->entries) {
-    return Error(absl::StrCat("buffer ", b->name, " needs ", entries, " entries of ", kind->name,
-                              " beside ", used, " in use, and it holds ", kind->entries,
-                              " (choose smaller tiles)"));
+    return Overflow(absl::StrCat("buffer ", b->name, " needs ", entries, " entries of ", kind->name,
+                                 " beside ", used, " in use, and it holds ", kind->entries,
+                                 " (choose smaller tiles)"));
   }
   placed_[b->data.get()] = Placed{kind, used, entries, b->name};
   used += entries;

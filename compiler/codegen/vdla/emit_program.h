@@ -19,8 +19,9 @@
 // distinct sequence); allocations in the VDLA scopes get entries of their buffer; tokens.h sets the
 // dependency flags and FINISH ends the program.
 //
-// Errors (InvalidArgument, naming the buffer, loop or statement): a schedule whose buffers do not
-// fit (the buffer, the entries asked for, the entries it holds), a copy that does not move whole
+// Errors name the buffer, loop or statement: ResourceExhausted for a schedule whose buffers do not
+// fit (the buffer, the entries asked for, the entries it holds; an element-wise nest of more
+// micro-ops than the buffer holds); InvalidArgument for a copy that does not move whole
 // entries or whose DMA shape the hardware lacks, a statement the accelerator cannot run (a loop
 // body writing memory outside a copy or a GEMM, a vectorized or parallel loop, a host buffer).
 namespace tessel::codegen::vdla {

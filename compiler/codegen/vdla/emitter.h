@@ -66,6 +66,9 @@ class Emitter {
 
  private:
   absl::Status Error(const std::string& what) const;
+  // A schedule that needs more of an on-chip buffer than the configuration has
+  // (ResourceExhausted, which tuning records as a resource limit).
+  absl::Status Overflow(const std::string& what) const;
 
   // ---- Integer expressions under the loop variables' current values.
   absl::StatusOr<int64_t> Eval(const ir::Expr& e) const;

@@ -48,8 +48,8 @@ absl::Status Check(const Conv2dShape& s, const Conv2dTiling& t, const hardware::
 
 }  // namespace
 
-absl::StatusOr<ir::PrimFunc> LowerConv2d(const Conv2dShape& v, const Conv2dTiling& t,
-                                         const hardware::vdla::Config& c) {
+absl::StatusOr<Conv2dSchedule> ScheduleConv2d(const Conv2dShape& v, const Conv2dTiling& t,
+                                              const hardware::vdla::Config& c) {
   TESSEL_RETURN_IF_ERROR(Check(v, t, c));
   const ir::DataType int8 = ir::DataType::Int(8);
   const int ci = v.c / c.block_in, co = v.o / c.block_out;
@@ -109,7 +109,13 @@ absl::StatusOr<ir::PrimFunc> LowerConv2d(const Conv2dShape& v, const Conv2dTilin
   TESSEL_RETURN_IF_ERROR(s[in_buf].pragma(in_buf.op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
   TESSEL_RETURN_IF_ERROR(s[wt_buf].pragma(wt_buf.op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
   TESSEL_RETURN_IF_ERROR(s[out].pragma(ot.inner, kDmaCopy));
-  return transforms::Lower(s, {data, kernel, out}, "conv2d");
+  return Conv2dSchedule{s, {data, kernel, out}};
+}
+
+absl::StatusOr<ir::PrimFunc> LowerConv2d(const Conv2dShape& shape, const Conv2dTiling& tiling,
+                                         const hardware::vdla::Config& config) {
+  TESSEL_ASSIGN_OR_RETURN(Conv2dSchedule s, ScheduleConv2d(shape, tiling, config));
+  return transforms::Lower(s.schedule, s.args, "conv2d");
 }
 
 }  // namespace tessel::ops::vdla

@@ -3,8 +3,11 @@
 #include <absl/status/statusor.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "compiler/ir/stmt.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/te/tensor.h"
 #include "hardware/vdla/config.h"
 
 // int8 conv2d on VDLA, batch 1, in the accelerator's blocked layouts:
@@ -41,6 +44,14 @@ struct Conv2dTiling {
 
   bool operator==(const Conv2dTiling&) const = default;
 };
+
+// The schedule and its arguments (data, kernel, out), before lowering. Errors as LowerConv2d's.
+struct Conv2dSchedule {
+  schedule::Schedule schedule;
+  std::vector<te::Tensor> args;
+};
+absl::StatusOr<Conv2dSchedule> ScheduleConv2d(const Conv2dShape& shape, const Conv2dTiling& tiling,
+                                              const hardware::vdla::Config& config);
 
 // The lowered function conv2d(data, kernel, out). InvalidArgument naming the field: channels not
 // in blocks, a tiling that does not divide; the schedule's and lowering's errors otherwise.

@@ -103,7 +103,7 @@ TEST(VdlaDenseTest, ATileTooLargeForTheInputBufferIsRefused) {
   absl::StatusOr<Program> p =
       Compile({.m = 128, .n = 16, .k = 32}, {.tile_m = 128, .tile_n = 1}, std::nullopt, c);
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(p.status().message().find("needs 128 entries of vdla.inp beside 0 in use, and it "
                                       "holds 64 (choose smaller tiles)"),
             std::string::npos)
