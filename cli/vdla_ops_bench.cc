@@ -7,13 +7,13 @@
 #include <variant>
 
 #include "compiler/codegen/vdla/emit_program.h"
-#include "compiler/codegen/vdla/program.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/vdla/conv2d_tiling.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/target_facts.h"
 #include "compiler/transforms/pipeline.h"
+#include "hardware/vdla/driver/program.h"
 #include "search/measure/torch_reference.h"
 #include "search/measure/vdla_measure.h"
 #include "workloads/layer_task.h"
@@ -47,12 +47,12 @@ absl::StatusOr<int64_t> DmaBytes(const search::Task& task, const search::Config&
   TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(task.template_name));
   TESSEL_ASSIGN_OR_RETURN(ops::OpProgram p, t->instantiate(config, task.args, facts));
   TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc f, transforms::Lower(p.schedule, p.args, "conv2d"));
-  TESSEL_ASSIGN_OR_RETURN(codegen::vdla::Program program,
+  TESSEL_ASSIGN_OR_RETURN(hardware::vdla::Program program,
                           codegen::vdla::EmitProgram(f, *facts.vdla));
   int64_t bytes = 0;
   for (const hardware::vdla::Insn& insn : program.insns) {
     if (const auto* m = std::get_if<hardware::vdla::MemInsn>(&insn)) {
-      bytes += int64_t{m->y_size} * m->x_size * codegen::vdla::EntryBytes(*facts.vdla, m->type);
+      bytes += int64_t{m->y_size} * m->x_size * hardware::vdla::EntryBytes(*facts.vdla, m->type);
     }
   }
   return bytes;

@@ -26,6 +26,12 @@ std::string BenchMetadata(const target::Target& target, int threads) {
                            hardware::DescribeHost(), target.ToString(), threads,
                            DeviceNote(target));
   }
+  if (target.kind() == "vdla") {
+    return absl::StrFormat(
+        "machine: %s\ntarget: %s, host threads: %d\ndevice: VDLA's RTL simulated by Verilator "
+        "(cycle counts at the design's stated clock)\n",
+        hardware::DescribeHost(), target.ToString(), threads);
+  }
   std::string cpu = "?";
   if (absl::StatusOr<target::LlvmTarget> t = target::ResolveLlvmTarget(target); t.ok()) {
     cpu = t->cpu;

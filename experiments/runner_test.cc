@@ -209,6 +209,11 @@ measure: {build_workers: 2}
     ASSERT_EQ(records->size(), 6u);
     EXPECT_EQ(records->front().task.template_name, "conv2d_int8.vdla");
     runs.push_back(*records);
+    std::ifstream summary(outcome->out_dir + "/summary.md");
+    std::stringstream text;
+    text << summary.rdbuf();
+    EXPECT_NE(text.str().find("- device: VDLA's RTL simulated by Verilator"), std::string::npos)
+        << text.str();
   }
   for (size_t i = 0; i < runs[0].size(); ++i) {
     EXPECT_EQ(runs[0][i].config_index, runs[1][i].config_index) << i;

@@ -23,6 +23,9 @@
 //         target's work-group limits (Mali's with -device=mali) -> clBuildProgram where an OpenCL
 //         platform is installed -> an "opencl" module (runtime/opencl), whose kernels run on any
 //         OpenCL device (PoCL's CPU device here).
+//   vdla: each function one instruction stream (codegen/vdla) -> a "vdla" module (runtime/vdla),
+//         run on the VDLA device's simulator. Linked only by programs that run VDLA
+//         (//compiler/codegen/vdla:backend), not by //compiler/codegen:build.
 namespace tessel::codegen {
 
 struct BuildOptions {

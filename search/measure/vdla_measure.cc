@@ -10,13 +10,13 @@
 #include <thread>
 
 #include "compiler/codegen/vdla/emit_program.h"
-#include "compiler/codegen/vdla/program.h"
 #include "compiler/ops/op_runner.h"
 #include "compiler/ops/template.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/target_facts.h"
 #include "compiler/transforms/pipeline.h"
 #include "hardware/vdla/driver/device.h"
+#include "hardware/vdla/driver/program.h"
 
 namespace tessel::search {
 namespace {
@@ -48,7 +48,7 @@ MeasureResult Failed(ErrorKind kind, const absl::Status& status) {
 
 // The program's arrays placed in a fresh device's DRAM, the program run, the outputs read back.
 absl::StatusOr<hardware::vdla::RunReport> RunOnDevice(const TaskContext& c,
-                                                      const codegen::vdla::Program& program,
+                                                      const hardware::vdla::Program& program,
                                                       const std::vector<NDArray>& inputs,
                                                       std::vector<NDArray>& outputs) {
   hardware::vdla::DeviceOptions options;
@@ -72,7 +72,7 @@ absl::StatusOr<hardware::vdla::RunReport> RunOnDevice(const TaskContext& c,
     at.push_back(offset);
   }
   TESSEL_ASSIGN_OR_RETURN(hardware::vdla::RunReport report,
-                          codegen::vdla::RunProgram(*device, program, at));
+                          hardware::vdla::RunProgram(*device, program, at));
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::memcpy(outputs[i].data<uint8_t>(), device->data() + at[inputs.size() + i],
                 outputs[i].NumBytes());
@@ -91,7 +91,7 @@ MeasureResult MeasureOne(const TaskContext& c, const Config& config) {
   if (!p.ok()) return Failed(ErrorKind::kInstantiation, p.status());
   absl::StatusOr<ir::PrimFunc> f = transforms::Lower(p->schedule, p->args, "candidate");
   if (!f.ok()) return Failed(ErrorKind::kHostCompile, f.status());
-  absl::StatusOr<codegen::vdla::Program> program = codegen::vdla::EmitProgram(*f, *c.facts.vdla);
+  absl::StatusOr<hardware::vdla::Program> program = codegen::vdla::EmitProgram(*f, *c.facts.vdla);
   if (!program.ok()) {
     return Failed(absl::IsResourceExhausted(program.status()) ? ErrorKind::kResourceLimit
                                                               : ErrorKind::kHostCompile,

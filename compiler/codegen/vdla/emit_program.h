@@ -2,9 +2,9 @@
 
 #include <absl/status/statusor.h>
 
-#include "compiler/codegen/vdla/program.h"
 #include "compiler/ir/stmt.h"
 #include "hardware/vdla/config.h"
+#include "hardware/vdla/driver/program.h"
 
 // Instructions from a lowered function (transforms::Lower of a VDLA schedule, intrinsics.h).
 //
@@ -25,6 +25,8 @@
 // entries or whose DMA shape the hardware lacks, a statement the accelerator cannot run (a loop
 // body writing memory outside a copy or a GEMM, a vectorized or parallel loop, a host buffer).
 namespace tessel::codegen::vdla {
+
+using hardware::vdla::Program;
 
 absl::StatusOr<Program> EmitProgram(const ir::PrimFunc& function,
                                     const hardware::vdla::Config& config);

@@ -14,11 +14,12 @@
 #include <vector>
 
 #include "compiler/codegen/vdla/affine_nest.h"
+#include "compiler/codegen/vdla/emit_program.h"
 #include "compiler/codegen/vdla/intrinsics.h"
-#include "compiler/codegen/vdla/program.h"
 #include "compiler/codegen/vdla/tokens.h"
 #include "compiler/ir/stmt.h"
 #include "hardware/vdla/config.h"
+#include "hardware/vdla/driver/program.h"
 #include "hardware/vdla/isa.h"
 
 namespace tessel::codegen::vdla::internal {

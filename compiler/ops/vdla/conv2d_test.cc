@@ -16,14 +16,14 @@ namespace {
 
 using hardware::vdla::Engine;
 
-absl::StatusOr<codegen::vdla::Program> Compile(const Conv2dShape& v, const Conv2dTiling& t) {
+absl::StatusOr<hardware::vdla::Program> Compile(const Conv2dShape& v, const Conv2dTiling& t) {
   const hardware::vdla::Config c;
   absl::StatusOr<ir::PrimFunc> f = LowerConv2d(v, t, c);
   if (!f.ok()) return f.status();
   return codegen::vdla::EmitProgram(*f, c);
 }
 
-int64_t RunAndCheck(const Conv2dShape& v, const codegen::vdla::Program& p, Engine engine) {
+int64_t RunAndCheck(const Conv2dShape& v, const hardware::vdla::Program& p, Engine engine) {
   absl::StatusOr<testing::Conv2dRun> run = testing::RunConv2d(v, p, engine, 7);
   EXPECT_TRUE(run.ok()) << run.status();
   if (!run.ok()) return -1;
@@ -43,7 +43,7 @@ TEST(VdlaConv2dTest, PaddedStridedAndPointwiseLayersMatchOnBothSimulators) {
                 {.tile_h = 3, .tile_o = 2}},
            Case{{.c = 32, .o = 16, .h = 6, .w = 6, .k = 1, .stride = 1, .pad = 0}, {.tile_h = 3}},
        }) {
-    absl::StatusOr<codegen::vdla::Program> p = Compile(c.shape, c.tiling);
+    absl::StatusOr<hardware::vdla::Program> p = Compile(c.shape, c.tiling);
     ASSERT_TRUE(p.ok()) << p.status();
     RunAndCheck(c.shape, *p, Engine::kFunctional);
     const int64_t cycles = RunAndCheck(c.shape, *p, Engine::kRtl);
@@ -56,8 +56,8 @@ TEST(VdlaConv2dTest, PaddedStridedAndPointwiseLayersMatchOnBothSimulators) {
 
 TEST(VdlaConv2dTest, VirtualThreadsGiveTheSameOutputsInFewerCycles) {
   const Conv2dShape v{.c = 32, .o = 32, .h = 16, .w = 16, .k = 3, .stride = 1, .pad = 1};
-  absl::StatusOr<codegen::vdla::Program> one = Compile(v, {.tile_h = 2, .tile_o = 2});
-  absl::StatusOr<codegen::vdla::Program> two =
+  absl::StatusOr<hardware::vdla::Program> one = Compile(v, {.tile_h = 2, .tile_o = 2});
+  absl::StatusOr<hardware::vdla::Program> two =
       Compile(v, {.tile_h = 2, .tile_o = 2, .vthreads = 2});
   ASSERT_TRUE(one.ok()) << one.status();
   ASSERT_TRUE(two.ok()) << two.status();
@@ -73,9 +73,9 @@ TEST(VdlaConv2dTest, VirtualThreadsGiveTheSameOutputsInFewerCycles) {
 // one; the same outputs, twice the weight entries, fewer cycles.
 TEST(VdlaConv2dTest, DoubleBufferedWeightsGiveTheSameOutputsInFewerCycles) {
   const Conv2dShape v{.c = 64, .o = 32, .h = 14, .w = 14, .k = 3, .stride = 1, .pad = 1};
-  absl::StatusOr<codegen::vdla::Program> one =
+  absl::StatusOr<hardware::vdla::Program> one =
       Compile(v, {.tile_h = 2, .tile_o = 2, .vthreads = 1});
-  absl::StatusOr<codegen::vdla::Program> two =
+  absl::StatusOr<hardware::vdla::Program> two =
       Compile(v, {.tile_h = 2, .tile_o = 2, .vthreads = 1, .double_buffer_weights = true});
   ASSERT_TRUE(one.ok()) << one.status();
   ASSERT_TRUE(two.ok()) << two.status();
@@ -113,7 +113,7 @@ TEST(VdlaConv2dTest, BadShapesAndTilingsAreRefused) {
 
 TEST(VdlaConv2dTest, PaddingWiderThanTheDmaIsRefused) {
   // 17 columns of zeros on each side of a 1x1 kernel's tile: the ISA's pad fields hold 15.
-  absl::StatusOr<codegen::vdla::Program> p =
+  absl::StatusOr<hardware::vdla::Program> p =
       Compile({.c = 16, .o = 16, .h = 2, .w = 2, .k = 1, .stride = 1, .pad = 17}, {.tile_h = 36});
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.status().message().find("the DMA pads at most 15"), std::string::npos) << p.status();
@@ -121,7 +121,7 @@ TEST(VdlaConv2dTest, PaddingWiderThanTheDmaIsRefused) {
 
 TEST(VdlaConv2dTest, ATileTooLargeForTheAccumulatorsIsRefused) {
   // 64 rows x 64 columns x 1 block: 4096 accumulator entries, the buffer holds 2048.
-  absl::StatusOr<codegen::vdla::Program> p =
+  absl::StatusOr<hardware::vdla::Program> p =
       Compile({.c = 16, .o = 16, .h = 64, .w = 64, .k = 1}, {.tile_h = 64});
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.status().message().find("entries of vdla.acc beside 0 in use, and it holds 2048"),

@@ -15,9 +15,9 @@
 namespace tessel::ops::vdla {
 namespace {
 
-using codegen::vdla::Program;
 using hardware::vdla::Config;
 using hardware::vdla::Engine;
+using hardware::vdla::Program;
 
 absl::StatusOr<Program> Compile(const DenseShape& d, const DenseTiling& t,
                                 std::optional<DenseTail> tail = std::nullopt,

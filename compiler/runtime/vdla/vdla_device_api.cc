@@ -48,7 +48,12 @@ class VdlaDeviceAPI : public DeviceAPI {
     absl::StatusOr<Device*> d = Open(device);
     if (!d.ok()) return d.status();
     std::lock_guard<std::mutex> lock(Global().mu);
-    absl::StatusOr<uint64_t> offset = (*d)->Allocate(nbytes, std::max<size_t>(alignment, 16));
+    // On a whole entry of every kind, so that any LOAD or STORE can address the tensor.
+    const hardware::vdla::Config& c = (*d)->options().config;
+    const size_t entry = static_cast<size_t>(
+        std::max({c.input_entry_bytes(), c.weight_entry_bytes(), c.accumulator_entry_bytes(),
+                  c.output_entry_bytes(), int64_t{16}}));
+    absl::StatusOr<uint64_t> offset = (*d)->Allocate(nbytes, std::max(alignment, entry));
     if (!offset.ok()) {
       return absl::Status(offset.status().code(),
                           absl::StrCat(DeviceName(device), ": ", offset.status().message()));

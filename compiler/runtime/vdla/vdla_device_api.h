@@ -11,7 +11,9 @@
 // The runtime's `vdla` device (kDLExtDev): tensors live in the DRAM of a VDLA device (the driver,
 // hardware/vdla/driver), which the host addresses directly, so a device pointer is a host pointer
 // into that DRAM and copies are memcpy. Device 0 is opened on first use with the paper's
-// configuration, 64 MiB of DRAM and the RTL engine; there is no other device.
+// configuration, 64 MiB of DRAM and the RTL engine; there is no other device. Allocations start
+// on a whole entry of every memory type (256 bytes in the paper's configuration), so a program's
+// loads and stores can address any tensor.
 namespace tessel::runtime::vdla {
 
 std::unique_ptr<DeviceAPI> MakeVdlaDeviceAPI();

@@ -3,6 +3,9 @@
 #include <absl/status/status.h>
 #include <absl/strings/str_cat.h>
 
+#include <cstdlib>
+#include <cstring>
+
 #include "hardware/vdla/fsim/fsim.h"
 
 namespace tessel::hardware::vdla {
@@ -13,11 +16,26 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Open(const DeviceOptions& option
     return absl::InvalidArgumentError(absl::StrCat(
         "VDLA DRAM of ", options.dram_bytes, " bytes; the simulators address 1 byte to 2 GiB"));
   }
-  return std::unique_ptr<Device>(new Device(options));
+  std::unique_ptr<Device> device(new Device(options));
+  if (device->dram_ == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("VDLA DRAM of ", options.dram_bytes, " bytes: the host has no such memory"));
+  }
+  return device;
 }
 
+constexpr uint64_t kDramAlignment = 4096;
+
+void Device::FreeDram::operator()(uint8_t* p) const { std::free(p); }
+
 Device::Device(const DeviceOptions& options)
-    : options_(options), dram_(options.dram_bytes, 0), free_{{0, options.dram_bytes}} {}
+    : options_(options),
+      dram_(static_cast<uint8_t*>(std::aligned_alloc(
+          kDramAlignment,
+          (options.dram_bytes + kDramAlignment - 1) / kDramAlignment * kDramAlignment))),
+      free_{{0, options.dram_bytes}} {
+  if (dram_ != nullptr) std::memset(dram_.get(), 0, options.dram_bytes);
+}
 
 absl::StatusOr<uint64_t> Device::Allocate(uint64_t bytes, uint64_t alignment) {
   if (alignment < 16 || (alignment & (alignment - 1)) != 0) {
@@ -77,13 +95,15 @@ uint64_t Device::allocated_bytes() const {
 absl::StatusOr<RunReport> Device::Run(const std::vector<EncodedInsn>& program) {
   RunReport report;
   if (options_.engine == Engine::kFunctional) {
-    absl::StatusOr<RunStats> stats = Simulate(options_.config, program, dram_);
+    absl::StatusOr<RunStats> stats =
+        Simulate(options_.config, program, {dram_.get(), options_.dram_bytes});
     if (!stats.ok()) return stats.status();
     report.instructions = stats->instructions;
     report.macs = stats->macs;
     return report;
   }
-  absl::StatusOr<RtlResult> result = SimulateRtl(options_.config, program, dram_, options_.rtl);
+  absl::StatusOr<RtlResult> result =
+      SimulateRtl(options_.config, program, {dram_.get(), options_.dram_bytes}, options_.rtl);
   if (!result.ok()) return result.status();
   report.instructions = result->instructions;
   report.cycles = result->cycles;

@@ -53,8 +53,9 @@ class Device {
   uint64_t allocated_bytes() const;
 
   // DRAM as the host sees it: offset o is data()[o].
-  uint8_t* data() { return dram_.data(); }
-  uint64_t dram_bytes() const { return dram_.size(); }
+  // 4096-byte aligned, so that a region's host address is as aligned as its offset.
+  uint8_t* data() { return dram_.get(); }
+  uint64_t dram_bytes() const { return options_.dram_bytes; }
 
   // Runs `program` on the device's DRAM with the device's engine. Errors are the simulators':
   // malformed programs, deadlocks and cycle limits name the instruction.
@@ -66,7 +67,10 @@ class Device {
   explicit Device(const DeviceOptions& options);
 
   DeviceOptions options_;
-  std::vector<uint8_t> dram_;
+  struct FreeDram {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t[], FreeDram> dram_;
   std::map<uint64_t, uint64_t> free_;  // offset -> bytes, disjoint, not adjacent
   std::map<uint64_t, uint64_t> used_;  // offset -> bytes
 };

@@ -49,7 +49,7 @@ struct Fetched {
 
 class Machine {
  public:
-  Machine(const Config& c, std::vector<uint8_t>& dram)
+  Machine(const Config& c, std::span<uint8_t> dram)
       : c_(c),
         dram_(dram),
         inp_(c.input_entries() * c.input_entry_bytes()),
@@ -82,7 +82,7 @@ class Machine {
   }
 
   const Config& c_;
-  std::vector<uint8_t>& dram_;
+  std::span<uint8_t> dram_;
   std::vector<int8_t> inp_, wgt_;
   std::vector<int32_t> acc_;
   std::vector<int8_t> out_;
@@ -355,7 +355,7 @@ absl::Status Machine::Alu(const Fetched& f, const AluInsn& op) {
 }  // namespace
 
 absl::StatusOr<RunStats> Simulate(const Config& config, const std::vector<EncodedInsn>& program,
-                                  std::vector<uint8_t>& dram) {
+                                  std::span<uint8_t> dram) {
   if (absl::Status s = CheckBuildable(config); !s.ok()) return s;
   Machine machine(config, dram);
   return machine.Run(program);

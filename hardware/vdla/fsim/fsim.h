@@ -3,6 +3,7 @@
 #include <absl/status/statusor.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "hardware/vdla/config.h"
@@ -35,6 +36,6 @@ struct RunStats {
 // waits for, and the last one retired), a program without FINISH, instructions left behind
 // FINISH. `config` must be buildable (CheckBuildable).
 absl::StatusOr<RunStats> Simulate(const Config& config, const std::vector<EncodedInsn>& program,
-                                  std::vector<uint8_t>& dram);
+                                  std::span<uint8_t> dram);
 
 }  // namespace tessel::hardware::vdla

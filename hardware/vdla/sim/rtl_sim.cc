@@ -50,7 +50,7 @@ void FromBeat(const Beat& b, Wide& w) {
 
 class Harness {
  public:
-  Harness(const Config& config, const std::vector<EncodedInsn>& program, std::vector<uint8_t>& dram,
+  Harness(const Config& config, const std::vector<EncodedInsn>& program, std::span<uint8_t> dram,
           const RtlOptions& options)
       : config_(config), program_(program), dram_(dram), options_(options), top_(&context_) {}
 
@@ -70,7 +70,7 @@ class Harness {
 
   const Config& config_;
   const std::vector<EncodedInsn>& program_;
-  std::vector<uint8_t>& dram_;
+  std::span<uint8_t> dram_;
   const RtlOptions& options_;
   VerilatedContext context_;
   Vvdla_top top_;
@@ -202,7 +202,7 @@ absl::StatusOr<RtlResult> Harness::Run() {
 }  // namespace
 
 absl::StatusOr<RtlResult> SimulateRtl(const Config& config, const std::vector<EncodedInsn>& program,
-                                      std::vector<uint8_t>& dram, const RtlOptions& options) {
+                                      std::span<uint8_t> dram, const RtlOptions& options) {
   if (absl::Status s = CheckBuildable(config); !s.ok()) return s;
   if (absl::Status s = CheckBuiltWith(config); !s.ok()) return s;
   auto harness = std::make_unique<Harness>(config, program, dram, options);

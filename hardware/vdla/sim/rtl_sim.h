@@ -3,6 +3,7 @@
 #include <absl/status/statusor.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "hardware/vdla/config.h"
@@ -35,6 +36,6 @@ struct RtlResult {
 // (the RTL reads past DRAM as zeros, where fsim refuses); a deadlock or the cycle limit (naming
 // the last instruction retired); instructions not run when FINISH retired.
 absl::StatusOr<RtlResult> SimulateRtl(const Config& config, const std::vector<EncodedInsn>& program,
-                                      std::vector<uint8_t>& dram, const RtlOptions& options = {});
+                                      std::span<uint8_t> dram, const RtlOptions& options = {});
 
 }  // namespace tessel::hardware::vdla

@@ -8,7 +8,7 @@
 
 namespace tessel::ops::vdla::testing {
 
-absl::StatusOr<Conv2dRun> RunConv2d(const Conv2dShape& v, const codegen::vdla::Program& p,
+absl::StatusOr<Conv2dRun> RunConv2d(const Conv2dShape& v, const hardware::vdla::Program& p,
                                     hardware::vdla::Engine engine, uint32_t seed) {
   hardware::vdla::DeviceOptions options;
   options.engine = engine;
@@ -46,7 +46,7 @@ absl::StatusOr<Conv2dRun> RunConv2d(const Conv2dShape& v, const codegen::vdla::P
   std::memcpy(dev.data() + args[0], data.data(), data.size());
   std::memcpy(dev.data() + args[1], kernel.data(), kernel.size());
   std::memset(dev.data() + args[2], 0x5a, out_bytes);
-  absl::StatusOr<hardware::vdla::RunReport> report = codegen::vdla::RunProgram(dev, p, args);
+  absl::StatusOr<hardware::vdla::RunReport> report = hardware::vdla::RunProgram(dev, p, args);
   if (!report.ok()) return report.status();
 
   Conv2dRun run{*report, 0, ""};

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "compiler/codegen/vdla/program.h"
 #include "compiler/ops/vdla/conv2d.h"
 #include "hardware/vdla/driver/device.h"
+#include "hardware/vdla/driver/program.h"
 
 // Runs a compiled VDLA conv2d on a fresh device with random int8 operands and compares every
 // output with the convolution computed here (the int32 sums' low 8 bits), for tests and benches.
@@ -19,7 +19,8 @@ struct Conv2dRun {
 };
 
 // Errors: the device's (opening it, allocating, running the program).
-absl::StatusOr<Conv2dRun> RunConv2d(const Conv2dShape& shape, const codegen::vdla::Program& program,
+absl::StatusOr<Conv2dRun> RunConv2d(const Conv2dShape& shape,
+                                    const hardware::vdla::Program& program,
                                     hardware::vdla::Engine engine, uint32_t seed);
 
 }  // namespace tessel::ops::vdla::testing

@@ -10,7 +10,7 @@
 namespace tessel::ops::vdla::testing {
 
 absl::StatusOr<DenseRun> RunDense(const DenseShape& d, const std::optional<DenseTail>& tail,
-                                  const codegen::vdla::Program& p, hardware::vdla::Engine engine,
+                                  const hardware::vdla::Program& p, hardware::vdla::Engine engine,
                                   uint32_t seed) {
   hardware::vdla::DeviceOptions options;
   options.engine = engine;
@@ -58,7 +58,7 @@ absl::StatusOr<DenseRun> RunDense(const DenseShape& d, const std::optional<Dense
   std::memcpy(dev.data() + args[1], weight.data(), weight.size());
   if (tail) std::memcpy(dev.data() + args[2], bias.data(), bias.size() * sizeof(int32_t));
   std::memset(dev.data() + out_base, 0x5a, sizes.back());
-  absl::StatusOr<hardware::vdla::RunReport> report = codegen::vdla::RunProgram(dev, p, args);
+  absl::StatusOr<hardware::vdla::RunReport> report = hardware::vdla::RunProgram(dev, p, args);
   if (!report.ok()) return report.status();
 
   DenseRun run{*report, 0, ""};

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "compiler/codegen/vdla/program.h"
 #include "compiler/ops/vdla/dense.h"
 #include "hardware/vdla/driver/device.h"
+#include "hardware/vdla/driver/program.h"
 
 // Runs a compiled VDLA dense layer on a fresh device with random int8 operands (and int32 biases
 // with the tail) and compares every output with the product computed here, for tests and benches.
@@ -23,7 +23,7 @@ struct DenseRun {
 // `tail` as the program was lowered with. Errors: the device's (opening it, allocating, running
 // the program).
 absl::StatusOr<DenseRun> RunDense(const DenseShape& shape, const std::optional<DenseTail>& tail,
-                                  const codegen::vdla::Program& program,
+                                  const hardware::vdla::Program& program,
                                   hardware::vdla::Engine engine, uint32_t seed);
 
 }  // namespace tessel::ops::vdla::testing

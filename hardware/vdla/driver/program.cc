@@ -1,14 +1,10 @@
-#include "compiler/codegen/vdla/program.h"
+#include "hardware/vdla/driver/program.h"
 
 #include <absl/strings/str_cat.h>
 
 #include <cstring>
 
-namespace tessel::codegen::vdla {
-
-using hardware::vdla::Config;
-using hardware::vdla::MemInsn;
-using hardware::vdla::MemType;
+namespace tessel::hardware::vdla {
 
 int64_t EntryBytes(const Config& c, MemType type) {
   switch (type) {
@@ -26,9 +22,8 @@ int64_t EntryBytes(const Config& c, MemType type) {
   return 1;
 }
 
-absl::StatusOr<hardware::vdla::RunReport> RunProgram(hardware::vdla::Device& device,
-                                                     const Program& program,
-                                                     const std::vector<uint64_t>& args) {
+absl::StatusOr<RunReport> RunProgram(Device& device, const Program& program,
+                                     const std::vector<uint64_t>& args) {
   if (args.size() != program.params.size()) {
     return absl::InvalidArgumentError(absl::StrCat(program.name, " takes ", program.params.size(),
                                                    " buffers, got ", args.size()));
@@ -38,20 +33,20 @@ absl::StatusOr<hardware::vdla::RunReport> RunProgram(hardware::vdla::Device& dev
   absl::StatusOr<uint64_t> image = device.Allocate(image_bytes, 64);
   if (!image.ok()) return image.status();
   struct FreeImage {
-    hardware::vdla::Device& device;
+    Device& device;
     uint64_t offset;
     ~FreeImage() { (void)device.Free(offset); }
   } free_image{device, *image};
   for (size_t i = 0; i < program.uops.size(); ++i) {
-    absl::StatusOr<uint32_t> bits = hardware::vdla::EncodeUop(program.uops[i]);
+    absl::StatusOr<uint32_t> bits = EncodeUop(program.uops[i]);
     if (!bits.ok()) return bits.status();
     std::memcpy(device.data() + *image + i * Config::kUopBytes, &*bits, Config::kUopBytes);
   }
 
-  std::vector<hardware::vdla::EncodedInsn> encoded;
+  std::vector<EncodedInsn> encoded;
   encoded.reserve(program.insns.size());
   for (size_t i = 0; i < program.insns.size(); ++i) {
-    hardware::vdla::Insn insn = program.insns[i];
+    Insn insn = program.insns[i];
     const int of = program.dram_of[i];
     if (auto* mem = std::get_if<MemInsn>(&insn); mem != nullptr && of != Program::kNoDram) {
       const uint64_t base = of == Program::kUopImage ? *image : args[of];
@@ -63,7 +58,7 @@ absl::StatusOr<hardware::vdla::RunReport> RunProgram(hardware::vdla::Device& dev
       }
       mem->dram_base += static_cast<uint32_t>(base / entry);
     }
-    absl::StatusOr<hardware::vdla::EncodedInsn> bits = hardware::vdla::Encode(insn);
+    absl::StatusOr<EncodedInsn> bits = Encode(insn);
     if (!bits.ok()) return bits.status();
     encoded.push_back(*bits);
   }
@@ -73,7 +68,7 @@ absl::StatusOr<hardware::vdla::RunReport> RunProgram(hardware::vdla::Device& dev
 std::string ToString(const Program& program) {
   std::string out;
   for (size_t i = 0; i < program.insns.size(); ++i) {
-    absl::StrAppend(&out, i, ": ", hardware::vdla::ToString(program.insns[i]));
+    absl::StrAppend(&out, i, ": ", ToString(program.insns[i]));
     const int of = program.dram_of[i];
     if (of == Program::kUopImage) absl::StrAppend(&out, " (dram: uops)");
     if (of >= 0) absl::StrAppend(&out, " (dram: ", program.params[of], ")");
@@ -82,4 +77,4 @@ std::string ToString(const Program& program) {
   return out;
 }
 
-}  // namespace tessel::codegen::vdla
+}  // namespace tessel::hardware::vdla
