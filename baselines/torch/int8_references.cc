@@ -1,12 +1,14 @@
-// conv2d_int8: int8 data and weights, the int32 sums' low 8 bits (OPERATORS.md). Torch has no
-// wrapping int8 convolution; the sums are computed with float64 convolution, exact for these
-// values (each product at most 2^14, fewer than 2^39 terms), and wrapped to 8 bits here.
+// conv2d_int8: int8 data and weights, the int32 sums' low 8 bits, or with `shift` the sums plus an
+// int32 bias requantized (OPERATORS.md). Torch has no such int8 convolution; the sums are computed
+// with float64 convolution, exact for these values (each product at most 2^14, fewer than 2^39
+// terms), then wrapped or requantized here.
 #include <ATen/ATen.h>
 
 #include "baselines/torch/forms.h"
 #include "baselines/torch/inputs.h"
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
+#include "compiler/ops/nn/requantize.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
 
@@ -14,18 +16,29 @@ namespace tessel::baselines::internal {
 namespace {
 
 constexpr DLDataType kInt8{kDLInt, 8, 1};
+constexpr DLDataType kInt32{kDLInt, 32, 1};
 
 Outputs Conv2dInt8(const std::string& op, const ops::OpArgs& args,
                    const std::vector<runtime::NDArray>& inputs) {
   TESSEL_ASSIGN_OR_RETURN(const Conv2dForm f, ReadConv2d(op, args, /*groups_and_dilation=*/false));
-  TESSEL_RETURN_IF_ERROR(CheckInputs(
-      op, inputs,
-      {{"data", {f.n, f.ic, f.h, f.w}, kInt8}, {"weight", {f.oc, f.ic, f.kh, f.kw}, kInt8}}));
+  TESSEL_ASSIGN_OR_RETURN(const std::optional<ops::nn::Requantize> requantize,
+                          ops::nn::ReadRequantize(op, args));
+  std::vector<InputSpec> specs = {{"data", {f.n, f.ic, f.h, f.w}, kInt8},
+                                  {"weight", {f.oc, f.ic, f.kh, f.kw}, kInt8}};
+  if (requantize) specs.push_back({"bias", {f.oc}, kInt32});
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, specs));
   const at::Tensor data = ToTorch(inputs[0]).to(at::kDouble);
   const at::Tensor weight = ToTorch(inputs[1]).to(at::kDouble);
   const at::Tensor padded = at::constant_pad_nd(data, {f.pad[1], f.pad[3], f.pad[0], f.pad[2]}, 0);
   const at::Tensor sums = at::round(at::conv2d(padded, weight, {}, f.stride)).to(at::kLong);
   TESSEL_CHECK(sums.sizes().vec() == (std::vector<int64_t>{f.n, f.oc, f.oh, f.ow}));
+  if (requantize) {
+    const at::Tensor biased = sums + ToTorch(inputs[2]).to(at::kLong).view({1, f.oc, 1, 1});
+    // An arithmetic shift right is a division rounding toward minus infinity.
+    const at::Tensor shifted = at::floor_divide(biased, int64_t{1} << requantize->shift);
+    const at::Tensor clipped = at::clamp(shifted, requantize->relu ? 0 : -127, 127);
+    return std::vector<runtime::NDArray>{FromTorch(clipped.to(at::kChar))};
+  }
   // The low 8 bits as a two's complement int8: ((s & 255) ^ 128) - 128.
   const at::Tensor low = at::bitwise_xor(at::bitwise_and(sums, 255), 128) - 128;
   return std::vector<runtime::NDArray>{FromTorch(low.to(at::kChar))};

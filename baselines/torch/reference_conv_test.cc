@@ -206,6 +206,28 @@ TEST(TorchReferenceConvTest, Conv2dInt8KeepsTheSumsLowEightBitsByHand) {
   // Inputs of another type are refused, naming the input.
   NDArray floats = NDArray::Empty({1, 2, 2, 1}, {kDLFloat, 32, 1});
   EXPECT_FALSE(TorchReference("conv2d_int8", args, {floats, weight}).ok());
+
+  // Requantized: (sum + 2) >> shift, clipped; the shift rounds toward minus infinity.
+  NDArray bias = NDArray::Empty({1}, {kDLInt, 32, 1});
+  bias.data<int32_t>()[0] = 2;
+  struct Case {
+    int shift;
+    bool relu;
+    std::vector<int> want;
+  };
+  for (const Case& c : {Case{8, false, {0, 126, 0, 0, -63, 0}}, Case{8, true, {0, 126, 0, 0, 0, 0}},
+                        Case{0, false, {2, 127, 2, 2, -127, 2}}}) {
+    ops::OpArgs requantized = args;
+    requantized["shift"] = c.shift;
+    requantized["relu"] = c.relu;
+    out = TorchReference("conv2d_int8", requantized, {data, weight, bias});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const int8_t* r = out->at(0).data<int8_t>();
+    EXPECT_EQ(std::vector<int>(r, r + 6), c.want) << c.shift << " " << c.relu;
+  }
+  ops::OpArgs relu_alone = args;
+  relu_alone["relu"] = true;
+  EXPECT_FALSE(TorchReference("conv2d_int8", relu_alone, {data, weight}).ok());
 }
 
 TEST(TorchReferenceConvTest, BitserialDenseBipolarByHand) {

@@ -64,6 +64,21 @@ TEST(VdlaMeasureTest, CostsAreSimulatedCyclesAndOverflowsAreResourceLimits) {
   EXPECT_EQ(again->at(0).costs, (*results)[0].costs);
 }
 
+// The requantizing tail on the ALU (bias added, shifted, clipped, with and without relu) agrees
+// with libtorch's conv2d_int8 bit for bit, on one thread and on two with double buffering.
+TEST(VdlaMeasureTest, RequantizedLayersMatchTheReference) {
+  MeasureFn measure = VdlaMeasureFn({.reference = TorchReferenceFn()});
+  for (const bool relu : {false, true}) {
+    Task task = SmallTask();
+    task.args["shift"] = 9;
+    task.args["relu"] = relu;
+    absl::StatusOr<std::vector<MeasureResult>> r =
+        measure(task, {Knobs(task, 2, 1, 1, 0), Knobs(task, 2, 2, 2, 1)});
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (const MeasureResult& m : *r) EXPECT_EQ(m.error, ErrorKind::kNone) << m.error_message;
+  }
+}
+
 TEST(VdlaMeasureTest, BuffersThatDoNotFitAreAResourceLimit) {
   MeasureFn measure = VdlaMeasureFn({.reference = TorchReferenceFn()});
   Task task = SmallTask();

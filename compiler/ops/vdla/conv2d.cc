@@ -14,6 +14,7 @@ namespace tessel::ops::vdla {
 namespace {
 
 using codegen::vdla::kAccScope;
+using codegen::vdla::kAlu;
 using codegen::vdla::kDmaCopy;
 using codegen::vdla::kInputScope;
 using codegen::vdla::kWeightScope;
@@ -49,8 +50,13 @@ absl::Status Check(const Conv2dShape& s, const Conv2dTiling& t, const hardware::
 }  // namespace
 
 absl::StatusOr<Conv2dSchedule> ScheduleConv2d(const Conv2dShape& v, const Conv2dTiling& t,
-                                              const hardware::vdla::Config& c) {
+                                              const hardware::vdla::Config& c,
+                                              std::optional<Conv2dTail> tail) {
   TESSEL_RETURN_IF_ERROR(Check(v, t, c));
+  if (tail && (tail->shift < 0 || tail->shift > 31)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the tail's shift ", tail->shift, " is not between 0 and 31"));
+  }
   const ir::DataType int8 = ir::DataType::Int(8);
   const int ci = v.c / c.block_in, co = v.o / c.block_out;
   Tensor data = te::placeholder({1, ci, v.h, v.w, 1, c.block_in}, int8, "data");
@@ -75,16 +81,32 @@ absl::StatusOr<Conv2dSchedule> ScheduleConv2d(const Conv2dShape& v, const Conv2d
         return te::sum(ir::cast(ir::kInt32, in) * ir::cast(ir::kInt32, wt), {ric, rkh, rkw, rii});
       },
       "acc");
+  Tensor bias = te::placeholder({co, 1, c.block_out}, ir::kInt32, "bias");
+  Tensor res = te::compute(
+      {1, co, v.oh(), v.ow(), 1, c.block_out},
+      [&](const std::vector<ir::Var>& i) {
+        ir::Expr shifted =
+            ir::shift_right(acc(i[0], i[1], i[2], i[3], i[4], i[5]) + bias(i[1], i[4], i[5]),
+                            tail ? tail->shift : 0);
+        return ir::max(ir::min(shifted, 127), tail && tail->relu ? 0 : -127);
+      },
+      "res");
+  const Tensor last = tail ? res : acc;
   Tensor out = te::compute(
       {1, co, v.oh(), v.ow(), 1, c.block_out},
       [&](const std::vector<ir::Var>& i) {
-        return ir::cast(int8, acc(i[0], i[1], i[2], i[3], i[4], i[5]));
+        return ir::cast(int8, last(i[0], i[1], i[2], i[3], i[4], i[5]));
       },
       "out");
 
   schedule::Schedule s = schedule::create_schedule({out.op()});
   TESSEL_RETURN_IF_ERROR(s[padded].compute_inline());
   TESSEL_RETURN_IF_ERROR(s[acc].set_scope(kAccScope));
+  std::optional<Tensor> bias_buf;
+  if (tail) {
+    TESSEL_RETURN_IF_ERROR(s[res].set_scope(kAccScope));
+    TESSEL_ASSIGN_OR_RETURN(bias_buf, s.cache_read(bias, kAccScope, {res.op()}));
+  }
   TESSEL_ASSIGN_OR_RETURN(Tensor in_buf, s.cache_read(padded, kInputScope, {acc.op()}));
   TESSEL_ASSIGN_OR_RETURN(Tensor wt_buf, s.cache_read(kernel, kWeightScope, {acc.op()}));
   const auto& oaxis = out.op().as<te::ComputeOpNode>()->axis;
@@ -99,6 +121,14 @@ absl::StatusOr<Conv2dSchedule> ScheduleConv2d(const Conv2dShape& v, const Conv2d
     TESSEL_RETURN_IF_ERROR(s[out].bind(vt.outer, "vthread"));
     if (!t.vthreads_over_channels) tile = vt.inner;
   }
+  if (tail) {
+    // The tail first: the accumulators are computed at the output's tile for the tail there.
+    TESSEL_RETURN_IF_ERROR(s[res].compute_at(s[out], tile));
+    TESSEL_RETURN_IF_ERROR(s[*bias_buf].compute_at(s[out], tile));
+    TESSEL_RETURN_IF_ERROR(s[res].pragma(res.op().as<te::ComputeOpNode>()->axis[0], kAlu));
+    TESSEL_RETURN_IF_ERROR(
+        s[*bias_buf].pragma(bias_buf->op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
+  }
   TESSEL_RETURN_IF_ERROR(s[acc].compute_at(s[out], tile));
   const auto& a = acc.op().as<te::ComputeOpNode>()->axis;
   TESSEL_RETURN_IF_ERROR(s[acc].reorder({ric, a[0], a[1], a[2], a[3], rkh, rkw, a[4], a[5], rii}));
@@ -109,12 +139,14 @@ absl::StatusOr<Conv2dSchedule> ScheduleConv2d(const Conv2dShape& v, const Conv2d
   TESSEL_RETURN_IF_ERROR(s[in_buf].pragma(in_buf.op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
   TESSEL_RETURN_IF_ERROR(s[wt_buf].pragma(wt_buf.op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
   TESSEL_RETURN_IF_ERROR(s[out].pragma(ot.inner, kDmaCopy));
+  if (tail) return Conv2dSchedule{s, {data, kernel, bias, out}};
   return Conv2dSchedule{s, {data, kernel, out}};
 }
 
 absl::StatusOr<ir::PrimFunc> LowerConv2d(const Conv2dShape& shape, const Conv2dTiling& tiling,
-                                         const hardware::vdla::Config& config) {
-  TESSEL_ASSIGN_OR_RETURN(Conv2dSchedule s, ScheduleConv2d(shape, tiling, config));
+                                         const hardware::vdla::Config& config,
+                                         std::optional<Conv2dTail> tail) {
+  TESSEL_ASSIGN_OR_RETURN(Conv2dSchedule s, ScheduleConv2d(shape, tiling, config, tail));
   return transforms::Lower(s.schedule, s.args, "conv2d");
 }
 

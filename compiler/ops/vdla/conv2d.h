@@ -3,6 +3,7 @@
 #include <absl/status/statusor.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "compiler/ir/stmt.h"
@@ -45,17 +46,29 @@ struct Conv2dTiling {
   bool operator==(const Conv2dTiling&) const = default;
 };
 
-// The schedule and its arguments (data, kernel, out), before lowering. Errors as LowerConv2d's.
+// The quantized layer's tail on the ALU (requantization):
+//   out = int8(clip((acc + bias[o]) >> shift, relu ? 0 : -127, 127)),
+// bias an int32 argument laid out [O/bo, 1, bo] (the channels in order). Without it, out holds the
+// sums' low 8 bits.
+struct Conv2dTail {
+  int shift = 0;  // arithmetic shift right, 0 to 31
+  bool relu = false;
+};
+
+// The schedule and its arguments (data, kernel, out; with a tail data, kernel, bias, out), before
+// lowering. Errors as LowerConv2d's.
 struct Conv2dSchedule {
   schedule::Schedule schedule;
   std::vector<te::Tensor> args;
 };
 absl::StatusOr<Conv2dSchedule> ScheduleConv2d(const Conv2dShape& shape, const Conv2dTiling& tiling,
-                                              const hardware::vdla::Config& config);
+                                              const hardware::vdla::Config& config,
+                                              std::optional<Conv2dTail> tail = std::nullopt);
 
 // The lowered function conv2d(data, kernel, out). InvalidArgument naming the field: channels not
 // in blocks, a tiling that does not divide; the schedule's and lowering's errors otherwise.
 absl::StatusOr<ir::PrimFunc> LowerConv2d(const Conv2dShape& shape, const Conv2dTiling& tiling,
-                                         const hardware::vdla::Config& config);
+                                         const hardware::vdla::Config& config,
+                                         std::optional<Conv2dTail> tail = std::nullopt);
 
 }  // namespace tessel::ops::vdla

@@ -10,13 +10,15 @@
 // records it as such. The fallback is the largest tile that fits two virtual threads with the
 // kernel double-buffered (conv2d_tiling.h), or one thread, or the smallest tile.
 //
-// prepare packs the logical NCHW data and OIHW weight into the accelerator's blocked layouts;
-// finish unpacks the output.
+// prepare packs the logical NCHW data and OIHW weight into the accelerator's blocked layouts (and
+// reshapes the bias, whose order is already the accelerator's); finish unpacks the output. With
+// `shift` (requantize.h) the tail of conv2d.h's Conv2dTail runs on the ALU.
 #include <absl/strings/str_cat.h>
 
 #include <cstring>
 
 #include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/nn/requantize.h"
 #include "compiler/ops/template.h"
 #include "compiler/ops/template_util.h"
 #include "compiler/ops/vdla/conv2d.h"
@@ -30,10 +32,12 @@ using runtime::NDArray;
 
 constexpr char kName[] = "conv2d_int8.vdla";
 constexpr DLDataType kInt8{kDLInt, 8, 1};
+constexpr DLDataType kInt32{kDLInt, 32, 1};
 
 // The layer's shape, or why VDLA's schedule cannot compute it.
 absl::StatusOr<Conv2dShape> ReadShape(const OpArgs& args, const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(const nn::Conv2dAttrs a, nn::ReadConv2dAttrs(kName, args));
+  TESSEL_RETURN_IF_ERROR(nn::ReadRequantize(kName, args).status());
   if (!facts.vdla) {
     return absl::InvalidArgumentError(absl::StrCat(kName, ": needs a vdla target; target '",
                                                    facts.target.ToString(), "' is not one"));
@@ -156,18 +160,30 @@ NDArray UnpackOut(const NDArray& y) {
 absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs& args,
                                       const target::TargetFacts& facts) {
   TESSEL_ASSIGN_OR_RETURN(const Conv2dShape v, ReadShape(args, facts));
+  TESSEL_ASSIGN_OR_RETURN(const std::optional<nn::Requantize> requantize,
+                          nn::ReadRequantize(kName, args));
+  std::optional<Conv2dTail> tail;
+  if (requantize) tail = Conv2dTail{.shift = requantize->shift, .relu = requantize->relu};
   const hardware::vdla::Config& c = *facts.vdla;
-  TESSEL_ASSIGN_OR_RETURN(Conv2dSchedule s, ScheduleConv2d(v, ReadTiling(config), c));
+  TESSEL_ASSIGN_OR_RETURN(Conv2dSchedule s, ScheduleConv2d(v, ReadTiling(config), c, tail));
   OpProgram p;
   p.schedule = s.schedule;
   p.args = s.args;
   p.flops = 2.0 * static_cast<double>(v.macs());
   p.logical_inputs = {{"data", {1, v.c, v.h, v.w}, kInt8, -128, 128},
                       {"weight", {v.o, v.c, v.k, v.k}, kInt8, -128, 128}};
+  // A bias of the order of a sum's typical magnitude (sqrt(terms) x 128 x 128 / 4).
+  if (tail) p.logical_inputs.push_back({"bias", {v.o}, kInt32, -(1 << 16), 1 << 16});
   p.logical_outputs = {{"out", {1, v.o, v.oh(), v.ow()}, kInt8, -128, 128}};
   const int bi = c.block_in, bo = c.block_out;
   p.prepare = [bi, bo](const std::vector<NDArray>& in) -> absl::StatusOr<std::vector<NDArray>> {
-    return std::vector<NDArray>{PackData(in[0], bi), PackKernel(in[1], bi, bo)};
+    std::vector<NDArray> out = {PackData(in[0], bi), PackKernel(in[1], bi, bo)};
+    if (in.size() == 3) {  // the bias [o] as [o / bo, 1, bo]: the same order
+      NDArray bias = NDArray::Empty({in[2].shape()[0] / bo, 1, bo}, kInt32);
+      std::memcpy(bias.data<int32_t>(), in[2].data<int32_t>(), in[2].NumBytes());
+      out.push_back(std::move(bias));
+    }
+    return out;
   };
   p.finish = [](const std::vector<NDArray>& out) -> absl::StatusOr<std::vector<NDArray>> {
     return std::vector<NDArray>{UnpackOut(out[0])};

@@ -104,6 +104,14 @@ TEST(VdlaConv2dTemplateTest, ArgumentsItCannotComputeAreNamed) {
   lopsided["pad"] = {1, 1, 0, 0};
   EXPECT_THAT(Conv().space(lopsided, vdla).status().message(),
               HasSubstr("'pad' must be the same on all four sides"));
+  OpArgs relu_alone = SmallArgs();
+  relu_alone["relu"] = true;
+  EXPECT_THAT(Conv().space(relu_alone, vdla).status().message(),
+              HasSubstr("argument 'relu' goes with 'shift'"));
+  OpArgs far = SmallArgs();
+  far["shift"] = 40;
+  EXPECT_THAT(Conv().space(far, vdla).status().message(),
+              HasSubstr("argument 'shift' must be at most 31"));
   EXPECT_THAT(Conv().space(SmallArgs(), Facts("llvm")).status().message(),
               HasSubstr("conv2d_int8.vdla: needs a vdla target; target 'llvm"));
 }
