@@ -67,6 +67,10 @@ class Machine {
   }
   // The reason `f` cannot retire now, or nullopt when it can.
   std::optional<std::string> Blocked(const Fetched& f) const;
+  // For a LOAD or STORE, the error its buffer range alone gives (its first index past the
+  // buffer), reported as soon as it heads its module's queue, whether its tokens are there or not,
+  // and before it moves anything: the RTL's load, store and compute modules check so.
+  std::optional<absl::Status> Overrun(const Fetched& f) const;
   absl::Status Execute(const Fetched& f);
   absl::Status Load(const Fetched& f, const MemInsn& m);
   absl::Status Store(const Fetched& f, const MemInsn& m);
@@ -105,6 +109,37 @@ std::optional<std::string> Machine::Blocked(const Fetched& f) const {
   return std::nullopt;
 }
 
+std::optional<absl::Status> Machine::Overrun(const Fetched& f) const {
+  const auto* m = std::get_if<MemInsn>(&f.insn);
+  if (m == nullptr) return std::nullopt;
+  int64_t count = int64_t{m->y_size} * m->x_size, entries = 0;
+  const char* name = "output";
+  if (m->opcode == Opcode::kStore) {
+    entries = c_.accumulator_entries();
+  } else {
+    count = (int64_t{m->y_pad_0} + m->y_size + m->y_pad_1) *
+            (int64_t{m->x_pad_0} + m->x_size + m->x_pad_1);
+    switch (m->type) {
+      case MemType::kInput:
+        entries = c_.input_entries(), name = "input";
+        break;
+      case MemType::kWeight:
+        entries = c_.weight_entries(), name = "weight";
+        break;
+      case MemType::kAccumulator:
+        entries = c_.accumulator_entries(), name = "accumulator";
+        break;
+      case MemType::kUop:
+        entries = c_.uop_entries(), name = "micro-op";
+        break;
+      case MemType::kOutput:
+        return std::nullopt;  // Execute refuses it
+    }
+  }
+  if (count == 0 || m->sram_base + count <= entries) return std::nullopt;
+  return CheckIndex(f, name, std::max<int64_t>(m->sram_base, entries), entries);
+}
+
 absl::StatusOr<RunStats> Machine::Run(const std::vector<EncodedInsn>& program) {
   std::deque<Fetched> queues[3];
   size_t pc = 0;
@@ -130,7 +165,9 @@ absl::StatusOr<RunStats> Machine::Run(const std::vector<EncodedInsn>& program) {
       progress = true;
     }
     for (std::deque<Fetched>& q : queues) {
-      if (q.empty() || Blocked(q.front())) continue;
+      if (q.empty()) continue;
+      if (std::optional<absl::Status> overrun = Overrun(q.front())) return *overrun;
+      if (Blocked(q.front())) continue;
       Fetched f = std::move(q.front());
       q.pop_front();
       const Deps d = DepsOf(f.insn);

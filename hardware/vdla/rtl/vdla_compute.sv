@@ -167,7 +167,8 @@ module vdla_compute #(
       bad_index = b_wgt;
     end else if (b_valid && !is_gemm && !alu_use_imm(insn) && b_src >= 32'(ACC_DEPTH)) begin
       bad_index = b_src;
-    end else if (state == LOOP && 32'(u) >= 32'(UOP_DEPTH)) begin
+    end else if (state == LOOP && 32'(u) >= 32'(UOP_DEPTH) && !b_valid && !c_valid) begin
+      // Stage A stalls at the index; the steps before it complete first, as in fsim.
       bad_buffer = 3'(BUF_UOP);
       bad_index = 32'(u);
     end else if (state == IDLE && load_overrun) begin
@@ -227,9 +228,9 @@ module vdla_compute #(
       c_valid <= 1'b0;
       last_valid <= 1'b0;
     end else begin
-      // Stage A -> B.
+      // Stage A -> B (not past the micro-op buffer: that index is an error once B and C drain).
       b_valid <= 1'b0;
-      if (state == LOOP) begin
+      if (state == LOOP && 32'(u) < 32'(UOP_DEPTH)) begin
         b_uop <= uop_mem[u];
         b_i <= i;
         b_j <= j;

@@ -130,6 +130,8 @@ TEST(RtlSimTest, MalformedProgramsFailAsInFsim) {
   MemInsn padded_weight = Mem(Opcode::kLoad, MemType::kWeight, 0, 0, 1, 1, 1);
   padded_weight.x_pad_0 = 1;
   MemInsn early = Mem(Opcode::kLoad, MemType::kInput, 0, 0, 1, 1, 1, testing::kPopPrev);
+  // Past the output buffer and waiting for a token that never comes: the range is the error.
+  MemInsn waiting = Mem(Opcode::kStore, MemType::kOutput, 2047, 0, 1, 2, 2, testing::kPopPrev);
   const std::vector<std::vector<Insn>> programs = {
       {Mem(Opcode::kLoad, MemType::kInput, 2047, 0, 1, 2, 2)},
       {Mem(Opcode::kLoad, MemType::kWeight, 1020, 0, 2, 4, 4)},
@@ -145,6 +147,7 @@ TEST(RtlSimTest, MalformedProgramsFailAsInFsim) {
       {Mem(Opcode::kLoad, MemType::kOutput, 0, 0, 1, 1, 1)},
       {padded_weight},
       {early},
+      {waiting},
   };
   for (std::vector<Insn> insns : programs) {
     insns.insert(insns.begin(), Mem(Opcode::kLoad, MemType::kUop, 0, 0, 1, 1, 1));
