@@ -31,16 +31,6 @@ struct Row {
   int wrong = 0;  // candidates with wrong outputs, the fastest or not
 };
 
-absl::StatusOr<search::Config> TilingConfig(const search::ConfigSpace& space,
-                                            const Conv2dTiling& t) {
-  return space.FromJson({{"knobs",
-                          {{"tile_h", t.tile_h},
-                           {"tile_o", t.tile_o},
-                           {"vthreads", t.vthreads},
-                           {"vthread_axis", t.vthreads_over_channels ? 1 : 0},
-                           {"double_buffer", t.double_buffer_weights ? 1 : 0}}}});
-}
-
 // Bytes the config's program moves by DMA (LOADs and STOREs, micro-ops included).
 absl::StatusOr<int64_t> DmaBytes(const search::Task& task, const search::Config& config,
                                  const target::TargetFacts& facts) {
@@ -122,7 +112,8 @@ absl::Status BenchVdlaOps(const target::Target& target, const std::vector<worklo
           const std::optional<Conv2dTiling> t =
               ops::vdla::ChooseConv2dTiling(v, c, hiding ? 2 : 1, double_buffer, rule);
           if (!t) continue;
-          TESSEL_ASSIGN_OR_RETURN(search::Config config, TilingConfig(space, *t));
+          TESSEL_ASSIGN_OR_RETURN(search::Config config,
+                                  space.FromJson({{"knobs", ops::vdla::TilingKnobs(*t)}}));
           bool seen = false;
           for (const search::Config& other : configs) seen = seen || other == config;
           if (!seen) configs.push_back(config);

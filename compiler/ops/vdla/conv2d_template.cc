@@ -109,11 +109,7 @@ search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
       ChooseConv2dTiling(v, *facts.vdla, 2, true, TilingRule::kMostWorkPerByte);
   if (!t) t = ChooseConv2dTiling(v, *facts.vdla, 1, false, TilingRule::kLargestTile);
   if (!t) t = Conv2dTiling{};
-  return ConfigFromKnobs(space, {{"tile_h", t->tile_h},
-                                 {"tile_o", t->tile_o},
-                                 {"vthreads", t->vthreads},
-                                 {"vthread_axis", t->vthreads_over_channels ? 1 : 0},
-                                 {"double_buffer", t->double_buffer_weights ? 1 : 0}});
+  return ConfigFromKnobs(space, TilingKnobs(*t));
 }
 
 // NCHW [1, c, h, w] -> [1, c / bi, h, w, 1, bi].

@@ -42,4 +42,12 @@ std::optional<Conv2dTiling> ChooseConv2dTiling(const Conv2dShape& v,
   return best;
 }
 
+nlohmann::json TilingKnobs(const Conv2dTiling& t) {
+  return {{"tile_h", t.tile_h},
+          {"tile_o", t.tile_o},
+          {"vthreads", t.vthreads},
+          {"vthread_axis", t.vthreads_over_channels ? 1 : 0},
+          {"double_buffer", t.double_buffer_weights ? 1 : 0}};
+}
+
 }  // namespace tessel::ops::vdla

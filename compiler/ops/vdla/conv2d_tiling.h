@@ -1,5 +1,6 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "compiler/ops/vdla/conv2d.h"
@@ -22,5 +23,8 @@ enum class TilingRule {
 std::optional<Conv2dTiling> ChooseConv2dTiling(const Conv2dShape& shape,
                                                const hardware::vdla::Config& config, int vthreads,
                                                bool double_buffer, TilingRule rule);
+
+// The tiling as conv2d_int8.vdla's knobs ({"tile_h": 2, ...}, Config::ToJson's "knobs").
+nlohmann::json TilingKnobs(const Conv2dTiling& tiling);
 
 }  // namespace tessel::ops::vdla
