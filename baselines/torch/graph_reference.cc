@@ -50,7 +50,7 @@ absl::StatusOr<std::vector<runtime::NDArray>> EvaluateNode(const Node& node,
 
 }  // namespace
 
-absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
+absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReferenceValues(
     const graph::Graph& g, const std::vector<runtime::NDArray>& inputs) {
   if (inputs.size() != g.inputs.size()) {
     return absl::InvalidArgumentError(
@@ -84,6 +84,12 @@ absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
       env[static_cast<size_t>(node.outputs[o])] = (*out)[o];
     }
   }
+  return env;
+}
+
+absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
+    const graph::Graph& g, const std::vector<runtime::NDArray>& inputs) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> env, EvaluateReferenceValues(g, inputs));
   std::vector<runtime::NDArray> outputs;
   for (ValueId id : g.outputs) outputs.push_back(env[static_cast<size_t>(id)]);
   return outputs;

@@ -17,4 +17,8 @@ namespace tessel::baselines {
 absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReference(
     const graph::Graph& g, const std::vector<runtime::NDArray>& inputs);
 
+// Every value of the graph on these inputs, by value id (inputs and constants as given).
+absl::StatusOr<std::vector<runtime::NDArray>> EvaluateReferenceValues(
+    const graph::Graph& g, const std::vector<runtime::NDArray>& inputs);
+
 }  // namespace tessel::baselines

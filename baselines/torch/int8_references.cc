@@ -1,13 +1,14 @@
 // conv2d_int8: int8 data and weights, the int32 sums' low 8 bits, or with `shift` the sums plus an
 // int32 bias requantized (OPERATORS.md). Torch has no such int8 convolution; the sums are computed
 // with float64 convolution, exact for these values (each product at most 2^14, fewer than 2^39
-// terms), then wrapped or requantized here.
+// terms), then wrapped or requantized here. quantize and dequantize (nn/quantize.h) likewise.
 #include <ATen/ATen.h>
 
 #include "baselines/torch/forms.h"
 #include "baselines/torch/inputs.h"
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
+#include "compiler/ops/nn/quantize.h"
 #include "compiler/ops/nn/requantize.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
@@ -44,8 +45,29 @@ Outputs Conv2dInt8(const std::string& op, const ops::OpArgs& args,
   return std::vector<runtime::NDArray>{FromTorch(low.to(at::kChar))};
 }
 
+// quantize: the product x * factor in float32 as ours (nn::QuantizeFactor), its rounding (halves
+// away from zero) and clipping in float64, where they are exact; dequantize in float64, exact,
+// then rounded to float32 once, as our single float32 product is.
+Outputs Quantize(const std::string& op, const ops::OpArgs& args,
+                 const std::vector<runtime::NDArray>& inputs) {
+  TESSEL_ASSIGN_OR_RETURN(const double scale, ops::nn::ReadQuantScale(op, args));
+  if (inputs.size() != 1) return absl::InvalidArgumentError(op + ": takes one input");
+  const at::Tensor x = ToTorch(inputs[0]);
+  if (op == "quantize") {
+    if (x.scalar_type() != at::kFloat) return absl::InvalidArgumentError(op + ": x is float32");
+    const at::Tensor y = (x * ops::nn::QuantizeFactor(scale)).to(at::kDouble);
+    const at::Tensor rounded = at::trunc(y + at::copysign(at::full_like(y, 0.5), y));
+    return std::vector<runtime::NDArray>{FromTorch(at::clamp(rounded, -127, 127).to(at::kChar))};
+  }
+  if (x.scalar_type() != at::kChar) return absl::InvalidArgumentError(op + ": x is int8");
+  const double s = static_cast<float>(scale);
+  return std::vector<runtime::NDArray>{FromTorch((x.to(at::kDouble) * s).to(at::kFloat))};
+}
+
 }  // namespace
 
-std::vector<ReferenceEntry> Int8References() { return {{"conv2d_int8", Conv2dInt8}}; }
+std::vector<ReferenceEntry> Int8References() {
+  return {{"conv2d_int8", Conv2dInt8}, {"quantize", Quantize}, {"dequantize", Quantize}};
+}
 
 }  // namespace tessel::baselines::internal

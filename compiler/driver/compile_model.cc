@@ -37,6 +37,7 @@ double Since(Clock::time_point start) {
 // One distinct task: what it takes to build its kernel.
 struct KernelJob {
   const ops::Template* t = nullptr;
+  const target::TargetFacts* facts = nullptr;  // the main target's or the offload's
   CompiledKernel kernel;
   std::optional<FusedTail> tail;
   std::vector<int> nodes;  // the master nodes of the steps it computes
@@ -69,7 +70,8 @@ void ParallelEach(int n, int threads, const std::function<void(int)>& fn) {
 // The job's config (tuned or fallback), program and lowered function; errors and warnings stay
 // in the job.
 void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* log,
-                         const target::TargetFacts& facts, KernelJob& job) {
+                         KernelJob& job) {
+  const target::TargetFacts& facts = *job.facts;
   const search::Task& task = job.kernel.task;
   const std::string where = absl::StrCat(NodesText(g, job.nodes), " (", job.t->name,
                                          job.tail ? " with a fused tail" : "", ")");
@@ -106,8 +108,20 @@ void InstantiateAndLower(const graph::Graph& g, const search::ApplyHistoryBest* 
 
 // The steps (one per kernel group, in order: what runs, on which values) and one job per
 // distinct (task, tail), in order of first use; steps[k].kernel is its job.
+// The offload's template for a group of one node, where the accelerator takes the node.
+const ops::Template* OffloadTemplate(const graph::Graph& g, const graph::passes::FusionGroup& group,
+                                     bool has_tail, const nlohmann::json& args,
+                                     const target::TargetFacts* offload) {
+  if (offload == nullptr || has_tail || group.nodes.size() != 1) return nullptr;
+  const graph::Node& node = g.nodes[static_cast<size_t>(group.nodes[0])];
+  absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(node.op, args, *offload);
+  if (!t.ok() || !(*t)->space(args, *offload).ok()) return nullptr;
+  return *t;
+}
+
 absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g,
                                                    const target::TargetFacts& facts,
+                                                   const target::TargetFacts* offload,
                                                    const KernelGroups& groups,
                                                    std::vector<CompiledStep>& steps) {
   std::vector<KernelJob> jobs;
@@ -126,12 +140,15 @@ absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g,
       step.outputs = g.nodes[static_cast<size_t>(group.nodes.back())].outputs;
     }
     TESSEL_ASSIGN_OR_RETURN(nlohmann::json args, graph::OpArgsOf(g, node));
-    absl::StatusOr<const ops::Template*> t = ops::SelectTemplate(node.op, args, facts);
+    const ops::Template* offloaded = OffloadTemplate(g, group, tail.has_value(), args, offload);
+    const target::TargetFacts& on = offloaded ? *offload : facts;
+    absl::StatusOr<const ops::Template*> t =
+        offloaded ? offloaded : ops::SelectTemplate(node.op, args, facts);
     if (!t.ok()) {
       return absl::Status(t.status().code(), absl::StrCat("node '", node.name, "' (", node.op,
                                                           "): ", t.status().message()));
     }
-    search::Task task{.template_name = (*t)->name, .args = std::move(args), .target = facts.target};
+    search::Task task{.template_name = (*t)->name, .args = std::move(args), .target = on.target};
     const std::string signature = tail ? tail->signature : "";
     TESSEL_ASSIGN_OR_RETURN(const graph::NodeLayout layout, graph::NodeLayoutOf(node.attrs));
     auto [it, inserted] =
@@ -140,6 +157,8 @@ absl::StatusOr<std::vector<KernelJob>> PlanKernels(const graph::Graph& g,
     if (inserted) {
       KernelJob job;
       job.t = *t;
+      job.facts = &on;
+      job.kernel.offloaded = offloaded != nullptr;
       job.data_block = layout.in_block;
       job.kernel.function =
           absl::StrCat("k", jobs.size(), "_", absl::StrReplaceAll((*t)->name, {{".", "_"}}),
@@ -253,6 +272,15 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Targe
   TESSEL_ASSIGN_OR_RETURN(const target::Target resolved, target::ResolveModelTarget(target));
   TESSEL_ASSIGN_OR_RETURN(model.facts, target::DescribeTarget(resolved));
   if (options.run_threads > 0) model.facts.cores = options.run_threads;
+  if (!options.offload.empty()) {
+    if (model.facts.gpu) {
+      return absl::InvalidArgumentError(absl::StrCat("offloading to '", options.offload,
+                                                     "' from a GPU target ('", target.ToString(),
+                                                     "'): the main target must be a CPU"));
+    }
+    TESSEL_ASSIGN_OR_RETURN(const target::Target offload, target::Target::Parse(options.offload));
+    TESSEL_ASSIGN_OR_RETURN(model.offload, target::DescribeTarget(offload));
+  }
   if (options.optimize_graph) {
     TESSEL_ASSIGN_OR_RETURN(model.graph, OptimizeGraph(g));
     if (options.alter_layout) {
@@ -278,8 +306,9 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Targe
   if (absl::Status s = graph::passes::CheckMemoryPlan(og, groups.plan, model.memory); !s.ok()) {
     return absl::InternalError(absl::StrCat("memory plan: ", s.message()));
   }
-  TESSEL_ASSIGN_OR_RETURN(std::vector<KernelJob> jobs,
-                          PlanKernels(og, model.facts, groups, model.steps));
+  TESSEL_ASSIGN_OR_RETURN(
+      std::vector<KernelJob> jobs,
+      PlanKernels(og, model.facts, model.offload ? &*model.offload : nullptr, groups, model.steps));
   model.stats.select = Since(phase);
 
   phase = Clock::now();
@@ -287,10 +316,9 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Targe
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   model.stats.threads = std::min(threads, std::max(1, static_cast<int>(jobs.size())));
-  ParallelEach(static_cast<int>(jobs.size()), threads, [&](int i) {
-    InstantiateAndLower(og, log, model.facts, jobs[static_cast<size_t>(i)]);
-  });
-  std::vector<ir::PrimFunc> funcs;
+  ParallelEach(static_cast<int>(jobs.size()), threads,
+               [&](int i) { InstantiateAndLower(og, log, jobs[static_cast<size_t>(i)]); });
+  std::vector<ir::PrimFunc> funcs, offload_funcs;
   // One warning per task without a tuned config (its kernels with and without tails together),
   // where its first kernel is.
   absl::flat_hash_map<std::string, std::vector<int>> untuned_nodes;
@@ -315,7 +343,7 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Targe
           "; using the template's fallback"));
       untuned_nodes.erase(it);
     }
-    funcs.push_back(job.func);
+    (job.kernel.offloaded ? offload_funcs : funcs).push_back(job.func);
   }
   if (log == nullptr) {
     model.warnings.push_back(
@@ -330,6 +358,17 @@ absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Targe
                         absl::StrCat("building the kernels: ", module.status().message()));
   }
   model.module = *std::move(module);
+  if (!offload_funcs.empty()) {
+    absl::StatusOr<runtime::Module> offloaded =
+        codegen::Build(offload_funcs, model.offload->target);
+    if (!offloaded.ok()) {
+      return absl::Status(
+          offloaded.status().code(),
+          absl::StrCat("building the offloaded kernels for '", model.offload->target.ToString(),
+                       "': ", offloaded.status().message()));
+    }
+    model.offload_module = *std::move(offloaded);
+  }
   model.stats.build = Since(phase);
 
   phase = Clock::now();

@@ -2,6 +2,7 @@
 
 #include <absl/status/statusor.h>
 
+#include <optional>
 #include <string>
 
 #include "compiler/driver/compiled_model.h"
@@ -69,11 +70,19 @@ struct CompileOptions {
   // With fuse: whether a fusion group without a master (element-wise chains) is one kernel led
   // by its first element-wise node (kernel_groups.h); false: node by node (for measuring).
   bool fuse_elementwise_groups = true;
+  // An accelerator the model offloads to, as target text (`vdla`), or empty: none. A kernel group
+  // of one node whose operator the accelerator's strategy has a template for, with arguments that
+  // template takes (its space is defined), is built for the accelerator (its config from the log's
+  // records for that target, else the fallback); every other kernel for the main target, whose
+  // device runs the model. An offloaded kernel is called through runtime/staged_function.h: its
+  // inputs are copied to the accelerator and its outputs back, its parameters once.
+  std::string offload = "";
 };
 
-// Errors: a bad target (naming it), a node no template computes or whose arguments its template
-// rejects (naming the node), a graph pass that fails (naming the node), a kernel that fails to
-// lower or build (naming the node and task), threads < 0.
+// Errors: a bad target or offload target (naming it), an offload with a GPU main target, a node no
+// template computes or whose arguments its template rejects (naming the node), a graph pass that
+// fails (naming the node), a kernel that fails to lower or build (naming the node and task),
+// threads < 0.
 absl::StatusOr<CompiledModel> Compile(const graph::Graph& g, const target::Target& target,
                                       const search::ApplyHistoryBest* log,
                                       const CompileOptions& options = {});

@@ -2,6 +2,7 @@
 
 #include <absl/strings/str_cat.h>
 
+#include "compiler/runtime/staged_function.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/target_device.h"
 
@@ -13,11 +14,41 @@ int CompiledModel::NumTuned() const {
   return n;
 }
 
+int CompiledModel::NumOffloaded() const {
+  int n = 0;
+  for (const CompiledKernel& k : kernels) n += k.offloaded ? 1 : 0;
+  return n;
+}
+
 int CompiledModel::NumFusedSteps() const {
   int n = 0;
   for (const CompiledStep& s : steps) n += s.nodes.size() > 1 ? 1 : 0;
   return n;
 }
+
+namespace {
+
+// The offloaded kernel of one step, called with host tensors; the step's parameters stay on the
+// accelerator.
+absl::StatusOr<runtime::Function> StageOffloaded(const CompiledModel& model,
+                                                 const CompiledKernel& kernel,
+                                                 const CompiledStep& step) {
+  if (!model.offload || !model.offload_module.defined()) {
+    return absl::InternalError(
+        absl::StrCat("kernel ", kernel.function, " is offloaded, but the model has no offload"));
+  }
+  TESSEL_ASSIGN_OR_RETURN(runtime::Function f, model.offload_module.GetFunction(kernel.function));
+  std::vector<bool> resident(f.signature().params.size(), false);
+  for (size_t a = 0; a < step.args.size() && a < resident.size(); ++a) {
+    resident[a] = step.args[a].source == runtime::KernelArg::Source::kParameter;
+  }
+  TESSEL_ASSIGN_OR_RETURN(
+      runtime::StagedFunction staged,
+      runtime::StagedFunction::Create(f, target::TargetDevice(model.offload->target), resident));
+  return staged.host();
+}
+
+}  // namespace
 
 absl::StatusOr<runtime::GraphExecutor> MakeExecutor(const CompiledModel& model,
                                                     const runtime::ExecutorOptions& options) {
@@ -43,9 +74,12 @@ absl::StatusOr<runtime::GraphExecutor> MakeExecutor(const CompiledModel& model,
       absl::StrAppend(&step.name, step.name.empty() ? "" : "+",
                       g.nodes.at(static_cast<size_t>(n)).name);
     }
-    TESSEL_ASSIGN_OR_RETURN(
-        step.kernel,
-        model.module.GetFunction(model.kernels[static_cast<size_t>(c.kernel)].function));
+    const CompiledKernel& kernel = model.kernels[static_cast<size_t>(c.kernel)];
+    if (kernel.offloaded) {
+      TESSEL_ASSIGN_OR_RETURN(step.kernel, StageOffloaded(model, kernel, c));
+    } else {
+      TESSEL_ASSIGN_OR_RETURN(step.kernel, model.module.GetFunction(kernel.function));
+    }
     step.inputs = c.inputs;
     step.outputs = c.outputs;
     step.args = c.args;

@@ -3,6 +3,7 @@
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,9 @@ struct CompiledKernel {
   std::string function;  // its name in the library
   search::Task task;
   search::Config config;
-  bool tuned = false;  // the config came from a tuning log (else: the template's fallback)
-  std::string tail;    // the fused tail's signature (fused_tail.h); empty: none
+  bool tuned = false;      // the config came from a tuning log (else: the template's fallback)
+  std::string tail;        // the fused tail's signature (fused_tail.h); empty: none
+  bool offloaded = false;  // built for CompiledModel::offload (its task's target), not `facts`
 };
 
 // One kernel call: a group of graph nodes (kernel_groups.h) computed by one kernel.
@@ -70,6 +72,9 @@ struct CompiledModel {
   // (target/host_target.h), the tasks' target.
   target::TargetFacts facts;
   runtime::Module module;
+  // With an offload target (compile_model.h): its facts and the module of the offloaded kernels.
+  std::optional<target::TargetFacts> offload;
+  runtime::Module offload_module;
   std::vector<CompiledKernel> kernels;
   std::vector<CompiledStep> steps;  // in the order they run
   std::vector<runtime::NDArray> parameters;
@@ -82,6 +87,7 @@ struct CompiledModel {
   CompileStats stats;  // not saved
 
   int NumTuned() const;
+  int NumOffloaded() const;
   // Steps with a fused tail (several graph nodes in one kernel).
   int NumFusedSteps() const;
 
@@ -104,7 +110,8 @@ struct CompiledModel {
   static absl::StatusOr<CompiledModel> Load(const std::string& dir);
 };
 
-// An executor over the model's library and parameters (runtime/graph_executor.h).
+// An executor over the model's library and parameters (runtime/graph_executor.h); each step of an
+// offloaded kernel calls it staged (runtime/staged_function.h), its parameters resident.
 absl::StatusOr<runtime::GraphExecutor> MakeExecutor(const CompiledModel& model,
                                                     const runtime::ExecutorOptions& options = {});
 

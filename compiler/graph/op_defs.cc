@@ -225,6 +225,10 @@ std::vector<OpDef> AllOpDefs() {
       Def("lstm_cell", P::kOpaque, 7, 7, CellArgs("lstm_cell"), 2),
       Def("bitserial_conv2d", P::kOpaque, 2, 2, ConvArgs("bitserial_conv2d")),
       Def("bitserial_dense", P::kOpaque, 2, 2, DenseArgs("bitserial_dense", false)),
+      // data, weight, and the bias when `shift` requantizes (the logical signature checks).
+      Def("conv2d_int8", P::kOpaque, 2, 3, ConvArgs("conv2d_int8")),
+      Def("quantize", P::kElemWise, 1, 1, ShapeArgs("quantize")),
+      Def("dequantize", P::kElemWise, 1, 1, ShapeArgs("dequantize")),
   };
   for (OpDef& def : defs) {
     def.blocked_data = def.name == "conv2d" || def.name == "conv2d_transpose";

@@ -1,8 +1,9 @@
-// Logical signatures of the convolutions: conv2d, conv2d_transpose and bitserial_conv2d (NCHW
-// data; OIHW weights, conv2d_transpose's IOHW).
+// Logical signatures of the convolutions: conv2d, conv2d_transpose, bitserial_conv2d and
+// conv2d_int8 (NCHW data; OIHW weights, conv2d_transpose's IOHW).
 #include "compiler/ops/logical_op_internal.h"
 #include "compiler/ops/nn/bitserial.h"
 #include "compiler/ops/nn/conv2d.h"
+#include "compiler/ops/nn/requantize.h"
 #include "compiler/ops/nn/transform.h"
 #include "compiler/support/status_macros.h"
 
@@ -51,12 +52,33 @@ absl::StatusOr<LogicalSignature> BitserialConv2d(const std::string& op, const Op
   return BitserialSignature(data, {a.oc, a.ic, a.kh, a.kw}, out, bits);
 }
 
+// The int8 convolution: data and weight int8, with `shift` a bias [oc] int32 (drawn about the
+// sums' typical magnitude), out int8 (OPERATORS.md). Its templates are the accelerator's and the
+// CPU's; the signature is theirs.
+absl::StatusOr<LogicalSignature> Conv2dInt8(const std::string& op, const OpArgs& args) {
+  TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(op, args));
+  ArgReader r(op, args);
+  if (a.groups != 1) return r.Error("argument 'groups' must be 1 (not supported)");
+  if (a.dilation[0] != 1 || a.dilation[1] != 1) {
+    return r.Error("argument 'dilation' must be [1, 1] (not supported)");
+  }
+  TESSEL_ASSIGN_OR_RETURN(const std::optional<nn::Requantize> requantize,
+                          nn::ReadRequantize(op, args));
+  const DLDataType i8{kDLInt, 8, 1}, i32{kDLInt, 32, 1};
+  LogicalSignature s{{{"data", {a.n, a.ic, a.h, a.w}, i8, -128, 128},
+                      {"weight", {a.oc, a.ic, a.kh, a.kw}, i8, -128, 128}},
+                     {{"out", {a.n, a.oc, a.oh(), a.ow()}, i8, -128, 128}}};
+  if (requantize) s.inputs.push_back({"bias", {a.oc}, i32, -(1 << 16), 1 << 16});
+  return s;
+}
+
 }  // namespace
 
 void AddConvOps(SignatureTable& table) {
   table["conv2d"] = Conv2d;
   table["conv2d_transpose"] = Conv2dTranspose;
   table["bitserial_conv2d"] = BitserialConv2d;
+  table["conv2d_int8"] = Conv2dInt8;
 }
 
 }  // namespace tessel::ops::logical

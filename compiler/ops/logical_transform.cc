@@ -1,10 +1,12 @@
 // Logical signatures of the data-movement operators: concatenate, reshape, flatten, transpose,
-// pad, layout_transform, take, and cast (an element type conversion of one input).
+// pad, layout_transform, take, cast (an element type conversion of one input), quantize and
+// dequantize.
 #include <absl/strings/str_cat.h>
 
 #include "compiler/ops/logical_op_internal.h"
 #include "compiler/ops/nn/cast.h"
 #include "compiler/ops/nn/layout.h"
+#include "compiler/ops/nn/quantize.h"
 #include "compiler/ops/nn/take.h"
 #include "compiler/ops/nn/transform.h"
 #include "compiler/ops/nn/transform_args.h"
@@ -117,6 +119,21 @@ absl::StatusOr<LogicalSignature> Cast(const std::string& op, const OpArgs& args)
   return LogicalSignature{{SpecOf(x, "x", range.low, range.high)}, {SpecOf(*out, "out")}};
 }
 
+// quantize: x float32, out int8; dequantize: x int8, out float32 (nn/quantize.h). quantize's x
+// is drawn past both clipping bounds.
+absl::StatusOr<LogicalSignature> Quantize(const std::string& op, const OpArgs& args) {
+  ArgReader r(op, args);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> shape, r.Shape("shape"));
+  TESSEL_ASSIGN_OR_RETURN(const double scale, nn::ReadQuantScale(op, args));
+  if (op == "quantize") {
+    te::Tensor x = Placeholder(shape, "x", ir::kFloat32);
+    return LogicalSignature{{SpecOf(x, "x", -160 * scale, 160 * scale)},
+                            {SpecOf(nn::Quantize(x, scale), "out")}};
+  }
+  te::Tensor x = Placeholder(shape, "x", ir::DataType::Int(8));
+  return LogicalSignature{{SpecOf(x, "x", -127, 128)}, {SpecOf(nn::Dequantize(x, scale), "out")}};
+}
+
 }  // namespace
 
 void AddTransformOps(SignatureTable& table) {
@@ -128,6 +145,8 @@ void AddTransformOps(SignatureTable& table) {
   table["layout_transform"] = LayoutTransform;
   table["take"] = Take;
   table["cast"] = Cast;
+  table["quantize"] = Quantize;
+  table["dequantize"] = Quantize;
 }
 
 }  // namespace tessel::ops::logical

@@ -19,6 +19,8 @@ const std::vector<InjectiveOperator>& InjectiveOperators() {
                              {"layout_transform", BuildLayoutTransform},
                              {"take", BuildTake},
                              {"cast", BuildCast},
+                             {"quantize", BuildQuantize},
+                             {"dequantize", BuildDequantize},
                              {"batch_norm", BuildBatchNorm}});
     return all;
   }();

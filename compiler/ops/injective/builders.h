@@ -53,6 +53,10 @@ absl::StatusOr<InjectiveOp> BuildTake(const std::string& name, const OpArgs& arg
 // cast (cast_builder.cc): x of `from` as one row of all its elements, converted to `to`
 // (nn/cast.h). Flops 0.
 absl::StatusOr<InjectiveOp> BuildCast(const std::string& name, const OpArgs& args);
+// quantize and dequantize (quantize_builder.cc): x as one row of all its elements, converted
+// (nn/quantize.h). Flops 0.
+absl::StatusOr<InjectiveOp> BuildQuantize(const std::string& name, const OpArgs& args);
+absl::StatusOr<InjectiveOp> BuildDequantize(const std::string& name, const OpArgs& args);
 
 // batch_norm (batch_norm_builder.cc): data as [N, C, H * W]; the per-channel scale and shift
 // are root_stages.

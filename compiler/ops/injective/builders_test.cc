@@ -84,6 +84,8 @@ TEST(BuildersTest, EveryOperatorBuilds) {
       {"take", {{"data_shape", {5, 3}}, {"indices_shape", {4}}}},
       {"cast", {{"shape", {4, 3}}, {"from", "float32"}, {"to", "int32"}}},
       {"batch_norm", {{"n", 1}, {"c", 4}, {"h", 3}, {"w", 3}}},
+      {"quantize", {{"shape", {4, 3}}, {"scale", 0.5}}},
+      {"dequantize", {{"shape", {4, 3}}, {"scale", 0.5}}},
   };
   std::set<std::string> seen;
   for (const InjectiveOperator& o : InjectiveOperators()) {
@@ -95,7 +97,7 @@ TEST(BuildersTest, EveryOperatorBuilds) {
     ASSERT_TRUE(op.ok()) << o.op << ": " << op.status();
     EXPECT_EQ(op->inputs.size(), op->logical_inputs.size()) << o.op;
   }
-  EXPECT_EQ(seen.size(), nn::UnaryOps().size() + nn::AllBinaryOps().size() + 9);
+  EXPECT_EQ(seen.size(), nn::UnaryOps().size() + nn::AllBinaryOps().size() + 11);
 }
 
 TEST(BuildersTest, ErrorsNameTheTemplateAndTheKey) {

@@ -155,6 +155,10 @@ std::vector<Case> AcceptedCases() {
       {"cast", {{"shape", {4, 6}}, {"from", "int32"}, {"to", "float64"}}},
       {"cast", {{"shape", {7}}, {"from", "int32"}, {"to", "int64"}}},
       {"cast", {{"shape", {2, 5}}, {"from", "float64"}, {"to", "float64"}}},
+      {"quantize", {{"shape", {3, 7, 29}}, {"scale", 0.02}}},
+      {"dequantize", {{"shape", {5, 21}}, {"scale", 0.3}}},
+      {"conv2d_int8", With(SquareConvArgs(16, 10, 32, 3, 1, 1), "shift", 9)},
+      {"conv2d_int8", SquareConvArgs(8, 7, 24, 1, 2, 0)},
   };
   for (const nn::UnaryOp& unary : nn::UnaryOps()) {
     if (std::string(unary.name) == "clip") continue;  // needs min and max
@@ -193,6 +197,8 @@ std::vector<Case> RejectedCases() {
   std::vector<Case> cases = {
       {"conv2d", no_oc},
       {"conv2d", With(conv, "groups", 3)},
+      {"conv2d_int8", With(conv, "groups", 2)},
+      {"quantize", {{"shape", {4}}, {"scale", 0}}},
       {"conv2d", With(With(conv, "kh", 11), "kw", 11)},
       {"conv2d_transpose", With(transpose, "output_padding", {2, 0})},
       {"conv2d_transpose", With(transpose, "pad", {4, 0, 0, 0})},

@@ -1,10 +1,10 @@
-// Data-movement templates: concatenate, reshape, flatten, transpose, pad, layout_transform and
-// cast, an element type conversion ("<op>.x86"). Each is one injective output
-// (ops/injective/builders.h) scheduled by injective_schedule.h (knobs inner_axes, vec, unroll,
-// parallel); the inner axes are limited to those along which every input is read contiguously.
-// reshape, flatten and cast work on one flat row, concatenate joins [before, axis, after] views
-// (prepare and finish reshape; free for a graph compiler). Flops: 0 (they only move data; GB/s
-// is their measure).
+// Data-movement templates: concatenate, reshape, flatten, transpose, pad, layout_transform,
+// cast, an element type conversion, and quantize and dequantize, to and from int8 ("<op>.x86").
+// Each is one injective output (ops/injective/builders.h) scheduled by injective_schedule.h (knobs
+// inner_axes, vec, unroll, parallel); the inner axes are limited to those along which every input
+// is read contiguously. reshape, flatten, cast, quantize and dequantize work on one flat row,
+// concatenate joins [before, axis, after] views (prepare and finish reshape; free for a graph
+// compiler). Flops: 0 (they only move data; GB/s is their measure).
 #include "compiler/ops/injective/builders.h"
 #include "compiler/ops/x86/injective_schedule.h"
 
@@ -39,6 +39,14 @@ TESSEL_REGISTER_TEMPLATE(
                                  "element type conversion (float32, float64, int32, int64) as a "
                                  "vectorized row",
                                  injective::BuildCast));
+TESSEL_REGISTER_TEMPLATE("cpu", MakeInjectiveTemplate("quantize.x86", "quantize",
+                                                      "float32 to symmetric int8 with one scale, "
+                                                      "as a vectorized row",
+                                                      injective::BuildQuantize));
+TESSEL_REGISTER_TEMPLATE("cpu", MakeInjectiveTemplate("dequantize.x86", "dequantize",
+                                                      "int8 to float32 with one scale, as a "
+                                                      "vectorized row",
+                                                      injective::BuildDequantize));
 
 }  // namespace
 }  // namespace tessel::ops::x86

@@ -2,6 +2,7 @@
 
 #include <absl/strings/str_cat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -17,10 +18,11 @@ namespace {
 constexpr char kFormat[] = "tessel-vdla-module";
 constexpr int kVersion = 1;
 
-// One device, one run at a time; the last run's report.
+// One device, one run at a time; the last run's report and the sums of all.
 struct Runs {
   std::mutex mu;
   std::optional<hardware::vdla::RunReport> last;
+  RunTotals totals;
 };
 
 Runs& GlobalRuns() {
@@ -104,6 +106,10 @@ class VdlaModuleNode final : public ModuleNode {
                           absl::StrCat(f.signature.name, " on VDLA: ", report.status().message()));
     }
     runs.last = *report;
+    ++runs.totals.runs;
+    runs.totals.cycles += std::max<int64_t>(report->cycles, 0);
+    runs.totals.instructions += report->instructions;
+    runs.totals.macs += report->macs;
     return absl::OkStatus();
   }
 
@@ -159,6 +165,12 @@ absl::StatusOr<hardware::vdla::RunReport> LastRunReport() {
   std::lock_guard<std::mutex> lock(runs.mu);
   if (!runs.last) return absl::NotFoundError("no vdla function has run in this process");
   return *runs.last;
+}
+
+RunTotals Totals() {
+  Runs& runs = GlobalRuns();
+  std::lock_guard<std::mutex> lock(runs.mu);
+  return runs.totals;
 }
 
 }  // namespace tessel::runtime::vdla

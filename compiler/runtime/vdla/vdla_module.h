@@ -37,4 +37,15 @@ absl::StatusOr<Module> LoadVdlaModule(const std::string& path);
 // NotFound before the first call in this process.
 absl::StatusOr<hardware::vdla::RunReport> LastRunReport();
 
+// The sums over every call of any vdla module's function in this process so far (cycles 0 for
+// runs on the functional simulator, which counts none): a whole model's accelerator time is the
+// difference across its run.
+struct RunTotals {
+  int64_t runs = 0;
+  int64_t cycles = 0;
+  int64_t instructions = 0;
+  int64_t macs = 0;
+};
+RunTotals Totals();
+
 }  // namespace tessel::runtime::vdla

@@ -1,0 +1,149 @@
+// A quantized network with its convolutions offloaded to VDLA (the RTL simulator) against the
+// same quantized network compiled for the CPU alone: bit for bit. The network: a first 3-channel
+// convolution VDLA does not take, then ResNet basic blocks (3x3 convolutions with folded batch
+// norms, relus, a strided block with its 1x1 projection, residual adds), a global pool and dense.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "baselines/torch/graph_reference.h"
+#include "compiler/driver/compile_model.h"
+#include "compiler/driver/quantize_model.h"
+#include "compiler/driver/test_graphs.h"
+#include "compiler/graph/builder.h"
+#include "compiler/runtime/vdla/vdla_module.h"
+#include "compiler/support/check.h"
+#include "compiler/target/target.h"
+
+namespace tessel::driver {
+namespace {
+
+using graph::Builder;
+using graph::ValueId;
+using runtime::NDArray;
+using testing::RandomArray;
+
+constexpr DLDataType kFloat32{kDLFloat, 32, 1};
+
+ValueId Weight(Builder& b, const std::string& name, std::vector<int64_t> shape, uint32_t seed) {
+  const double fan_in = static_cast<double>(shape[1] * shape[2] * shape[3]);
+  const double bound = std::sqrt(6.0 / fan_in);
+  return b.Constant(name, RandomArray(shape, kFloat32, -bound, bound, seed));
+}
+
+ValueId ConvBn(Builder& b, ValueId x, int64_t ic, int64_t oc, int64_t k, int64_t stride,
+               const std::string& name, uint32_t seed) {
+  const int64_t pad = k / 2;
+  ValueId y = b.Op("conv2d", {x, Weight(b, name + ".weight", {oc, ic, k, k}, seed)},
+                   {{"stride", {stride, stride}}, {"pad", {pad, pad, pad, pad}}}, name);
+  auto channel = [&](const std::string& what, double low, double high, uint32_t s) {
+    return b.Constant(name + ".bn." + what, RandomArray({oc}, kFloat32, low, high, s));
+  };
+  const std::vector<ValueId> inputs = {
+      y, channel("gamma", 0.5, 1.0, seed + 1), channel("beta", -0.1, 0.1, seed + 2),
+      channel("mean", -0.1, 0.1, seed + 3), channel("var", 0.5, 1.5, seed + 4)};
+  return b.Op("batch_norm", inputs, nlohmann::json::object(), name + ".bn");
+}
+
+ValueId Block(Builder& b, ValueId x, int64_t ic, int64_t oc, int64_t stride,
+              const std::string& name, uint32_t seed) {
+  ValueId y = b.Op("relu", {ConvBn(b, x, ic, oc, 3, stride, name + ".conv1", seed)});
+  y = ConvBn(b, y, oc, oc, 3, 1, name + ".conv2", seed + 10);
+  const ValueId skip =
+      stride == 1 ? x : ConvBn(b, x, ic, oc, 1, stride, name + ".downsample", seed + 20);
+  return b.Op("relu", {b.Op("add", {y, skip})});
+}
+
+graph::Graph SmallResNet() {
+  Builder b;
+  ValueId x = b.Input("image", {{1, 3, 16, 16}, kFloat32});
+  x = b.Op("relu", {ConvBn(b, x, 3, 16, 3, 1, "conv1", 1)});
+  x = Block(b, x, 16, 16, 1, "layer1", 100);
+  x = Block(b, x, 16, 32, 2, "layer2", 200);
+  x = b.Op("global_avg_pool2d", {x});
+  x = b.Op("flatten", {x}, {{"axis", 1}});
+  const ValueId w = b.Constant("fc.weight", RandomArray({10, 32}, kFloat32, -0.2, 0.2, 7));
+  b.Output(b.Op("dense", {x, w}, {}, "fc"));
+  absl::StatusOr<graph::Graph> g = b.Finish();
+  TESSEL_CHECK(g.ok()) << g.status().message();
+  return *std::move(g);
+}
+
+std::vector<NDArray> Image(uint32_t seed) {
+  return {RandomArray({1, 3, 16, 16}, kFloat32, -1, 1, seed)};
+}
+
+NDArray RunOnce(const CompiledModel& m, const std::vector<NDArray>& in) {
+  absl::StatusOr<runtime::GraphExecutor> e = MakeExecutor(m);
+  EXPECT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<std::vector<NDArray>> out = e->Run(in);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return (*out)[0];
+}
+
+target::Target Parse(const std::string& text) {
+  absl::StatusOr<target::Target> t = target::Target::Parse(text);
+  TESSEL_CHECK(t.ok()) << t.status().message();
+  return *t;
+}
+
+TEST(CompileOffloadTest, VdlaConvolutionsEqualTheCpuBitForBit) {
+  const graph::Graph g = SmallResNet();
+  absl::StatusOr<QuantizedModel> q = QuantizeForAccelerator(g, Parse("vdla"), {Image(1), Image(2)});
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->convolutions, 6);
+  EXPECT_EQ(q->quantized, 5);  // all but the first
+  ASSERT_EQ(q->kept_float.size(), 1u);
+  EXPECT_NE(q->kept_float[0].find("conv1"), std::string::npos) << q->kept_float[0];
+
+  absl::StatusOr<CompiledModel> cpu = Compile(q->graph, Parse("llvm"), nullptr);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EXPECT_EQ(cpu->NumOffloaded(), 0);
+  absl::StatusOr<CompiledModel> offloaded =
+      Compile(q->graph, Parse("llvm"), nullptr, {.offload = "vdla"});
+  ASSERT_TRUE(offloaded.ok()) << offloaded.status();
+  EXPECT_EQ(offloaded->NumOffloaded(), 5);  // distinct (shape, shift, relu) tasks
+
+  const std::vector<NDArray> image = Image(3);
+  const NDArray want = RunOnce(*cpu, image);
+  const runtime::vdla::RunTotals before = runtime::vdla::Totals();
+  const NDArray got = RunOnce(*offloaded, image);
+  const runtime::vdla::RunTotals after = runtime::vdla::Totals();
+  EXPECT_EQ(after.runs - before.runs, 5);
+  EXPECT_GT(after.cycles, before.cycles);
+  ASSERT_EQ(want.NumBytes(), got.NumBytes());
+  EXPECT_EQ(std::memcmp(want.data<float>(), got.data<float>(), want.NumBytes()), 0);
+
+  // And the quantized graph on the CPU is what libtorch computes of it (its float parts to
+  // rounding), near the float network.
+  absl::StatusOr<std::vector<NDArray>> reference = baselines::EvaluateReference(q->graph, image);
+  absl::StatusOr<std::vector<NDArray>> exact = baselines::EvaluateReference(g, image);
+  ASSERT_TRUE(reference.ok() && exact.ok());
+  double worst = 0, err = 0, norm = 0;
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    const double w = want.data<float>()[i];
+    worst = std::max(worst, std::abs(w - (*reference)[0].data<float>()[i]));
+    const double e = (*exact)[0].data<float>()[i];
+    err += (w - e) * (w - e);
+    norm += e * e;
+  }
+  EXPECT_LT(worst, 1e-3);
+  EXPECT_LT(std::sqrt(err / norm), 0.1);
+}
+
+TEST(CompileOffloadTest, RefusesAGpuMainTarget) {
+  absl::StatusOr<CompiledModel> m =
+      Compile(SmallResNet(), Parse("opencl"), nullptr, {.offload = "vdla"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("the main target must be a CPU"), std::string::npos)
+      << m.status();
+}
+
+TEST(CompileOffloadTest, QuantizationNeedsCalibrationInputs) {
+  absl::StatusOr<QuantizedModel> q = QuantizeForAccelerator(SmallResNet(), Parse("vdla"), {});
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().message().find("calibration"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessel::driver
