@@ -19,6 +19,7 @@
 #include "cli/model_bench.h"
 #include "cli/model_commands.h"
 #include "cli/nightly_command.h"
+#include "cli/offload_bench.h"
 #include "cli/ops_bench.h"
 #include "cli/tune_command.h"
 #include "cli/version.h"
@@ -85,19 +86,25 @@ const std::vector<Command>& Commands() {
        "schedule against OpenBLAS and the FMA peak); `bench ops --suite table2 --target llvm "
        "--threads T` (the paper's Table 2 "
        "layers, ours and oneDNN interleaved, checked against libtorch); `bench model NAME --vs "
-       "libtorch --threads T` (a whole network, ours and libtorch interleaved); `bench nightly "
+       "libtorch --threads T` (a whole network, ours and libtorch interleaved); `bench offload "
+       "NAME "
+       "[--to vdla]` (Fig. 21: a network's int8 convolutions on the accelerator against the CPU "
+       "alone); `bench nightly "
        "[--quick] [--baseline FILE] [--out DIR] [--update-baseline]` (the regression suite: "
        "history, verdict against the baseline, report)",
        [](Args args, std::ostream& out) {
          if (!args.empty() && args.front() == "gemm") return BenchGemm(args.subspan(1), out);
          if (!args.empty() && args.front() == "ops") return BenchOps(args.subspan(1), out);
          if (!args.empty() && args.front() == "model") return BenchModel(args.subspan(1), out);
+         if (!args.empty() && args.front() == "offload") {
+           return BenchOffload(args.subspan(1), out);
+         }
          if (!args.empty() && args.front() == "nightly") return BenchNightly(args.subspan(1), out);
          if (!args.empty() && args.front() == "schedules")
            return BenchSchedules(args.subspan(1), out);
-         return absl::InvalidArgumentError(
-             absl::StrCat("'bench' needs a benchmark name: gemm, ops, model, nightly or schedules",
-                          args.empty() ? "" : absl::StrCat(", not '", args.front(), "'")));
+         return absl::InvalidArgumentError(absl::StrCat(
+             "'bench' needs a benchmark name: gemm, ops, model, offload, nightly or schedules",
+             args.empty() ? "" : absl::StrCat(", not '", args.front(), "'")));
        }},
       {"tune",
        "tune one operator or every task of a model: `tune --workload C6|NETWORK | MODEL.onnx "

@@ -199,9 +199,9 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
   };
   const Case cases[] = {
       {{"bench"},
-       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, nightly or schedules\n"},
+       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, offload, nightly or schedules\n"},
       {{"bench", "conv"},
-       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, nightly or schedules, not "
+       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, offload, nightly or schedules, not "
        "'conv'\n"},
       {{"bench", "ops", "--suite", "table3"},
        "tessel bench: --suite 'table3' is not a suite; known: table2\n"},

@@ -45,10 +45,15 @@ te::Tensor Quantize(const te::Tensor& x, double scale) {
   TESSEL_CHECK(x.dtype() == ir::kFloat32) << "quantize takes float32, got " << x.dtype().ToString();
   const float factor = QuantizeFactor(scale);
   return Elementwise(x, "quantize", [factor](ir::Expr v) {
-    const ir::Expr r = ir::round(v * ir::FloatImm(ir::kFloat32, factor));
-    const ir::Expr clipped =
-        ir::min(ir::max(r, ir::FloatImm(ir::kFloat32, -127)), ir::FloatImm(ir::kFloat32, 127));
-    return ir::cast(ir::DataType::Int(8), clipped);
+    // Halves away from zero, spelled without ir::round's let-bound temporaries: |y| - floor(|y|)
+    // is exact in float32.
+    auto f32 = [](double c) { return ir::FloatImm(ir::kFloat32, c); };
+    const ir::Expr y = v * f32(factor);
+    const ir::Expr a = ir::fabs(y);
+    const ir::Expr f = ir::floor(a);
+    const ir::Expr r = ir::select(a - f >= f32(0.5), f + f32(1), f);
+    const ir::Expr rounded = ir::select(y < f32(0), f32(0) - r, r);
+    return ir::cast(ir::DataType::Int(8), ir::min(ir::max(rounded, f32(-127)), f32(127)));
   });
 }
 

@@ -8,10 +8,10 @@
 // A config whose virtual threads do not divide the tiles is filtered out; one whose buffers do
 // not fit is a point of the space, which the code generator refuses (naming the buffer): tuning
 // records it as such. The fallback is the tile of most GEMMs per byte loaded that fits two virtual
-// threads with the kernel double-buffered (conv2d_tiling.h), or the largest tile for one thread,
-// or the smallest tile. (Of the two rules, most work per byte gives ResNet-18's C2-C12 15.0 ms
-// in all at 200 MHz against 18.7 ms for the largest tile: C10 and C12 run 2x faster, C6 15% and C7
-// 6% slower.)
+// threads with the kernel double-buffered (conv2d_tiling.h; with `shift`, the tail's buffers
+// counted), or the largest tile for one thread, or the smallest tile. (Of the two rules, most work
+// per byte gives ResNet-18's C2-C12 15.0 ms in all at 200 MHz against 18.7 ms for the largest tile:
+// C10 and C12 run 2x faster, C6 15% and C7 6% slower.)
 //
 // prepare packs the logical NCHW data and OIHW weight into the accelerator's blocked layouts (and
 // reshapes the bias, whose order is already the accelerator's); finish unpacks the output. With
@@ -105,9 +105,10 @@ absl::StatusOr<search::ConfigSpace> Space(const OpArgs& args, const target::Targ
 search::Config Fallback(const search::ConfigSpace& space, const OpArgs& args,
                         const target::TargetFacts& facts) {
   const Conv2dShape v = *ReadShape(args, facts);  // Space has read them
+  const bool tail = args.contains("shift");
   std::optional<Conv2dTiling> t =
-      ChooseConv2dTiling(v, *facts.vdla, 2, true, TilingRule::kMostWorkPerByte);
-  if (!t) t = ChooseConv2dTiling(v, *facts.vdla, 1, false, TilingRule::kLargestTile);
+      ChooseConv2dTiling(v, *facts.vdla, 2, true, TilingRule::kMostWorkPerByte, tail);
+  if (!t) t = ChooseConv2dTiling(v, *facts.vdla, 1, false, TilingRule::kLargestTile, tail);
   if (!t) t = Conv2dTiling{};
   return ConfigFromKnobs(space, TilingKnobs(*t));
 }

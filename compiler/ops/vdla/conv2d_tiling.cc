@@ -6,7 +6,7 @@ namespace tessel::ops::vdla {
 
 std::optional<Conv2dTiling> ChooseConv2dTiling(const Conv2dShape& v,
                                                const hardware::vdla::Config& c, int vthreads,
-                                               bool double_buffer, TilingRule rule) {
+                                               bool double_buffer, TilingRule rule, bool tail) {
   std::optional<Conv2dTiling> best;
   double best_score = 0;
   const int blocks = v.o / c.block_out;
@@ -22,7 +22,9 @@ std::optional<Conv2dTiling> ChooseConv2dTiling(const Conv2dShape& v,
         const int64_t inp = int64_t{(tile_h - 1) * v.stride + v.k} * (v.w + 2 * v.pad);
         const int64_t wgt = int64_t{v.k} * v.k * tile_o * copies;
         const int64_t uops = acc * v.k * v.k * copies;
-        if (acc * vthreads > c.accumulator_entries() || inp * vthreads > c.input_entries() ||
+        // The tail's result tile beside the sums, and one bias entry per channel block.
+        const int64_t acc_used = tail ? 2 * acc + tile_o : acc;
+        if (acc_used * vthreads > c.accumulator_entries() || inp * vthreads > c.input_entries() ||
             wgt * vthreads > c.weight_entries() || uops * vthreads > c.uop_entries() / 2) {
           continue;
         }

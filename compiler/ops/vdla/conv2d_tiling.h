@@ -19,10 +19,13 @@ enum class TilingRule {
 // The best tile (rows x channel blocks) by `rule` whose buffers fit a share of 1 / vthreads of
 // each on-chip buffer and whose GEMM micro-ops fit half the micro-op buffer (with the kernel block
 // double-buffered: two kernel blocks, and two sets of micro-ops, one per copy), the virtual
-// threads over row tiles or else over channel tiles; none when no tiling fits.
+// threads over row tiles or else over channel tiles; none when no tiling fits. With `tail` (the
+// requantizing ALU tail of conv2d.h), a tile's accumulator share also holds the tail's result
+// tile and its bias entries.
 std::optional<Conv2dTiling> ChooseConv2dTiling(const Conv2dShape& shape,
                                                const hardware::vdla::Config& config, int vthreads,
-                                               bool double_buffer, TilingRule rule);
+                                               bool double_buffer, TilingRule rule,
+                                               bool tail = false);
 
 // The tiling as conv2d_int8.vdla's knobs ({"tile_h": 2, ...}, Config::ToJson's "knobs").
 nlohmann::json TilingKnobs(const Conv2dTiling& tiling);
