@@ -173,6 +173,20 @@ TEST(CommandsTest, BenchOpsOnVdlaCountsCyclesWithAndWithoutLatencyHiding) {
       << o.out;
 }
 
+// DQN quantized for VDLA: its two convolutions of 16-multiple channels run on the RTL, equal to
+// the CPU-alone int8 network bit for bit, and the table of Fig. 21 ends in the speedup line.
+TEST(CommandsTest, BenchOffloadRunsDqnsConvolutionsOnVdla) {
+  Outcome o = RunTessel({"bench", "offload", "dqn", "--repeat", "1", "--calibration", "1"});
+  ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("network dqn: 2 of 3 convolutions int8 on vdla"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("offloaded = CPU-alone int8, bit for bit"), std::string::npos) << o.out;
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex("\nCPU \\+ vdla \\(int8 convolutions\\) +[0-9.]+ +[0-9.]+ +[0-9.]+\n")))
+      << o.out;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\ncpu/offload speedup = [0-9.]+\n$"))) << o.out;
+}
+
 // Without a GPU, CUDA layers are built and assembled, their resources printed, and nothing is
 // timed; the output says why.
 TEST(CommandsTest, BenchOpsOnCudaWithoutAGpuPrintsEachKernelsResources) {
@@ -199,9 +213,11 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
   };
   const Case cases[] = {
       {{"bench"},
-       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, offload, nightly or schedules\n"},
+       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, offload, nightly or "
+       "schedules\n"},
       {{"bench", "conv"},
-       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, offload, nightly or schedules, not "
+       "tessel bench: 'bench' needs a benchmark name: gemm, ops, model, offload, nightly or "
+       "schedules, not "
        "'conv'\n"},
       {{"bench", "ops", "--suite", "table3"},
        "tessel bench: --suite 'table3' is not a suite; known: table2\n"},
@@ -239,6 +255,14 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
       {{"bench", "nightly", "tonight"}, "tessel bench: bench nightly: unexpected word 'tonight'\n"},
       {{"bench", "nightly", "--plant", "unfused", "--update-baseline"},
        "tessel bench: --plant and --update-baseline: a planted run is never a baseline\n"},
+      {{"bench", "offload"},
+       "tessel bench: bench offload takes one network name (resnet18, mobilenet_v1, dqn, dcgan, "
+       "lstm_lm), got 0 words\n"},
+      {{"bench", "offload", "dqn", "--to", "llvm"},
+       "tessel bench: --to 'llvm': not an accelerator this bench offloads to (vdla)\n"},
+      {{"bench", "offload", "dqn", "--repeat", "0"}, "tessel bench: --repeat must be >= 1\n"},
+      {{"bench", "offload", "dqn", "--calibration", "0"},
+       "tessel bench: --calibration must be >= 1\n"},
       {{"quickstart", "--fast", "1"},
        "tessel quickstart: 'quickstart' does not take '--fast' (it takes --out)\n"},
       {{"bench", "schedules", "--fast", "1"},

@@ -13,12 +13,16 @@
 #include "cli/command_args.h"
 #include "cli/model_source.h"
 #include "compiler/driver/compile_model.h"
+#include "compiler/driver/quantize_model.h"
+#include "compiler/ops/op_runner.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/npy.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/timer.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/target/target_facts.h"
 #include "search/records/apply_history_best.h"
+#include "workloads/networks/network.h"
 
 namespace tessel::cli {
 namespace {
@@ -33,6 +37,11 @@ const ArgSpec& CompileSpec() {
                  "opencl [-device=mali]"},
                 {"log", "tuning logs, comma-separated: each task's best config"},
                 {"dim", "NAME=V: a value for a symbolic dimension of the ONNX model"},
+                {"offload",
+                 "an accelerator (vdla [-config=FILE]): the convolutions it takes are quantized "
+                 "to int8 and built for it, the rest runs on the CPU --target"},
+                {"calibration",
+                 "with --offload: seeded inputs the int8 scales are calibrated on (default 4)"},
                 {"out", "the folder to write (-o)"}},
       .switches = {},
       .aliases = {{"o", "out"}}};
@@ -130,6 +139,101 @@ absl::Status WriteOutputs(const CommandArgs& args, const runtime::GraphExecutor&
   return absl::OkStatus();
 }
 
+// The target kinds --offload may name: devices that are not GPUs.
+std::vector<std::string> AcceleratorKinds() {
+  std::vector<std::string> kinds;
+  for (const std::string& kind : target::Target::Kinds()) {
+    absl::StatusOr<target::Target> t = target::Target::Parse(kind);
+    if (t.ok() && t->is_device() && !t->HasKey("gpu")) kinds.push_back(kind);
+  }
+  return kinds;
+}
+
+// --offload and --calibration, checked against the main --target; nullopt without --offload.
+struct OffloadFlags {
+  target::Target accelerator;
+  int64_t calibration = 0;
+};
+
+absl::StatusOr<std::optional<OffloadFlags>> ReadOffloadFlags(const CommandArgs& args,
+                                                             const target::Target& main) {
+  TESSEL_ASSIGN_OR_RETURN(const std::string text, args.Value("offload", ""));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t calibration, args.Int("calibration", 4));
+  if (text.empty()) {
+    if (!args.Values("calibration").empty()) {
+      return absl::InvalidArgumentError("--calibration goes with --offload");
+    }
+    return std::nullopt;
+  }
+  absl::StatusOr<target::Target> accelerator = target::Target::Parse(text);
+  if (!accelerator.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--offload: ", accelerator.status().message()));
+  }
+  const std::vector<std::string> kinds = AcceleratorKinds();
+  if (std::find(kinds.begin(), kinds.end(), accelerator->kind()) == kinds.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--offload '", text,
+                     "': not an accelerator (the accelerators: ", absl::StrJoin(kinds, ", "), ")"));
+  }
+  if (absl::Status s = target::DescribeTarget(*accelerator).status(); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--offload: ", s.message()));
+  }
+  if (!main.HasKey("cpu")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--offload runs the rest of the model on a CPU: --target must be an llvm "
+                     "target, not '",
+                     main.ToString(), "'"));
+  }
+  if (calibration < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--calibration must be >= 1, got ", calibration));
+  }
+  return OffloadFlags{*std::move(accelerator), calibration};
+}
+
+// The inputs the int8 scales are calibrated on, seeds 1000 + k: a --workload network's own
+// (NetworkInputs), else uniform in [-1, 1) for each float input of the ONNX model.
+absl::StatusOr<std::vector<std::vector<runtime::NDArray>>> CalibrationInputs(
+    const CommandArgs& args, const graph::Graph& g, int64_t count) {
+  constexpr uint32_t kFirstSeed = 1000;
+  TESSEL_ASSIGN_OR_RETURN(const std::string workload, args.Value("workload", ""));
+  std::vector<ops::TensorSpec> specs;
+  if (workload.empty()) {
+    for (graph::ValueId id : g.inputs) {
+      const graph::TensorType& t = g.type(id);
+      if (t.dtype.code != kDLFloat || (t.dtype.bits != 32 && t.dtype.bits != 64)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--offload: calibration draws float inputs in [-1, 1), but input '",
+                         g.value(id).name, "' is ", t.ToString()));
+      }
+      specs.push_back({.name = g.value(id).name, .shape = t.shape, .dtype = t.dtype});
+    }
+  }
+  std::vector<std::vector<runtime::NDArray>> inputs;
+  for (int64_t k = 0; k < count; ++k) {
+    const uint32_t seed = kFirstSeed + static_cast<uint32_t>(k);
+    if (workload.empty()) {
+      inputs.push_back(ops::RandomInputs(specs, seed));
+    } else {
+      TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> in,
+                              workloads::networks::NetworkInputs(workload, g, seed));
+      inputs.push_back(std::move(in));
+    }
+  }
+  return inputs;
+}
+
+// Convolution steps of the model that run on its offload.
+int OffloadedConvolutions(const driver::CompiledModel& m) {
+  int n = 0;
+  for (const driver::CompiledStep& s : m.steps) {
+    const std::string& op = m.graph.nodes[static_cast<size_t>(s.master)].op;
+    const bool conv = op == "conv2d" || op == "conv2d_int8";
+    n += conv && m.kernels[static_cast<size_t>(s.kernel)].offloaded ? 1 : 0;
+  }
+  return n;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<search::ApplyHistoryBest>> ReadLogFlag(const std::string& logs) {
@@ -154,11 +258,23 @@ absl::Status CompileCommand(std::span<const std::string> arg_words, std::ostream
     return absl::InvalidArgumentError(absl::StrCat("--target: ", target.status().message()));
   }
   TESSEL_ASSIGN_OR_RETURN(std::string logs, args.Value("log", ""));
+  TESSEL_ASSIGN_OR_RETURN(const std::optional<OffloadFlags> offload,
+                          ReadOffloadFlags(args, *target));
   TESSEL_ASSIGN_OR_RETURN(graph::Graph g, ReadModel(args, "compile"));
 
   TESSEL_ASSIGN_OR_RETURN(std::optional<search::ApplyHistoryBest> history, ReadLogFlag(logs));
+  driver::CompileOptions options;
+  std::optional<driver::QuantizedModel> quantized;
+  if (offload) {
+    TESSEL_ASSIGN_OR_RETURN(const std::vector<std::vector<runtime::NDArray>> calibration,
+                            CalibrationInputs(args, g, offload->calibration));
+    TESSEL_ASSIGN_OR_RETURN(quantized,
+                            driver::QuantizeForAccelerator(g, offload->accelerator, calibration));
+    g = quantized->graph;
+    options.offload = offload->accelerator.ToString();
+  }
   absl::StatusOr<driver::CompiledModel> model =
-      driver::Compile(g, *target, history ? &*history : nullptr);
+      driver::Compile(g, *target, history ? &*history : nullptr, options);
   if (!model.ok()) {
     // A bad --target is the command line's fault.
     if (absl::IsInvalidArgument(model.status()) &&
@@ -176,6 +292,17 @@ absl::Status CompileCommand(std::span<const std::string> arg_words, std::ostream
   out << absl::StrFormat("compiled %d nodes: %d kernels (%d tuned, %d fallback) for %s\n",
                          model->graph.nodes.size(), model->kernels.size(), model->NumTuned(),
                          model->kernels.size() - model->NumTuned(), model->facts.target.ToString());
+  if (quantized) {
+    out << absl::StrFormat(
+        "quantized %d of %d convolutions to int8, %d offloaded to %s (%d kernel%s)",
+        quantized->quantized, quantized->convolutions, OffloadedConvolutions(*model),
+        offload->accelerator.ToString(), model->NumOffloaded(),
+        model->NumOffloaded() == 1 ? "" : "s");
+    out << (quantized->kept_float.empty()
+                ? "\n"
+                : absl::StrCat("; float32 on the CPU: ", absl::StrJoin(quantized->kept_float, "; "),
+                               "\n"));
+  }
   out << absl::StrFormat("parameters %s (graph constants %s)\n", Megabytes(parameter_bytes),
                          Megabytes(model->graph.ConstantBytes()));
   out << absl::StrFormat(

@@ -19,8 +19,11 @@ namespace tessel::cli {
 absl::StatusOr<std::optional<search::ApplyHistoryBest>> ReadLogFlag(const std::string& logs);
 
 // args after "compile": `(MODEL.onnx | --workload NAME [--batch N]) [--target T] [--log L[,L2]]
-// [--dim NAME=V ...] -o DIR`. Prints the warnings (one per task without a tuned config), a
-// summary and the compile time of each phase. Errors name the file, flag or node.
+// [--dim NAME=V ...] [--offload vdla [--calibration N]] -o DIR`. Prints the warnings (one per
+// task without a tuned config), a summary and the compile time of each phase. With --offload,
+// the model is first quantized for the accelerator (driver/quantize_model.h, calibrated on N
+// seeded inputs, default 4) and the convolutions it takes are built for it; a line says how many
+// and which stayed float. Errors name the file, flag or node.
 absl::Status CompileCommand(std::span<const std::string> args, std::ostream& out);
 
 // args after "run": `DIR --input NAME=FILE.npy ... [--output [NAME=]FILE.npy ...] [--bench

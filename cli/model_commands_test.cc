@@ -15,12 +15,14 @@
 #include "compiler/graph/onnx/tensor_file.h"
 #include "compiler/graph/onnx/testing.h"
 #include "compiler/runtime/npy.h"
+#include "compiler/runtime/vdla/vdla_module.h"
 
 namespace tessel::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const fs::path kConverted = "external/conformance/onnx/pytorch-converted";
@@ -155,6 +157,109 @@ TEST_F(ModelCommandsTest, CompileUserErrorsNameTheProblem) {
   EXPECT_FALSE(fs::exists(out));
   // Replacing a folder that is not a compiled model is refused.
   ExpectError({"compile", model, "-o", case_dir_->string()}, "is not a compiled model");
+}
+
+// --- compile --offload ---
+
+// x [1, 3, 16, 16] -> conv_in (3 -> 16 channels, 3x3: VDLA takes no 3-channel convolution) ->
+// relu -> conv_a (16 -> 16) -> relu -> conv_b (16 -> 16) -> y, weights uniform in +-1/sqrt(fan in).
+void WriteSmallConvNet(const fs::path& file) {
+  namespace ot = graph::onnx::testing;
+  ::onnx::ModelProto m = ot::NewModel(13);
+  ot::AddInput(m, "x", {1, 3, 16, 16});
+  auto conv = [&](const std::string& name, const std::string& in, const std::string& out,
+                  int64_t in_channels, uint32_t seed) {
+    runtime::NDArray w = ot::Random({16, in_channels, 3, 3}, seed);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(in_channels * 9));
+    for (int64_t i = 0; i < w.NumElements(); ++i) w.data<float>()[i] *= scale;
+    ot::AddInitializer(m, name + ".weight", w);
+    ::onnx::NodeProto& n = ot::AddNode(m, "Conv", {in, name + ".weight"}, {out}, name);
+    ot::SetAttr(n, "kernel_shape", std::vector<int64_t>{3, 3});
+    ot::SetAttr(n, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  };
+  conv("conv_in", "x", "a", 3, 1);
+  ot::AddNode(m, "Relu", {"a"}, {"b"}, "relu_in");
+  conv("conv_a", "b", "c", 16, 2);
+  ot::AddNode(m, "Relu", {"c"}, {"d"}, "relu_a");
+  conv("conv_b", "d", "y", 16, 3);
+  ot::AddOutput(m, "y", 4);
+  std::ofstream out(file, std::ios::binary);
+  ASSERT_TRUE(m.SerializeToOstream(&out));
+}
+
+// The ONNX model quantized and its int8 convolutions offloaded to VDLA, saved; `tessel run` runs
+// them on VDLA from the folder, and the outputs are near the float model's.
+TEST(CompileOffloadCommandTest, QuantizesOffloadsAndRunsFromTheFolder) {
+  const fs::path onnx = TempPath("small_convnet.onnx");
+  WriteSmallConvNet(onnx);
+  const fs::path dir = TempPath("offloaded_model");
+  Outcome c = RunTessel(
+      {"compile", onnx.string(), "--offload", "vdla", "--calibration", "2", "-o", dir.string()});
+  ASSERT_EQ(c.exit_code, kExitOk) << c.err;
+  EXPECT_THAT(c.out, HasSubstr("quantized 2 of 3 convolutions to int8, 2 offloaded to vdla ("));
+  EXPECT_THAT(c.out, HasSubstr("; float32 on the CPU: conv_in: "));
+  EXPECT_TRUE(fs::exists(dir / "kernels.vdla.json"));
+  const fs::path float_dir = TempPath("float_model");
+  Outcome f = RunTessel({"compile", onnx.string(), "-o", float_dir.string()});
+  ASSERT_EQ(f.exit_code, kExitOk) << f.err;
+  EXPECT_THAT(f.out, Not(HasSubstr("quantized")));
+
+  const fs::path input = TempPath("small_convnet_x.npy");
+  ASSERT_TRUE(
+      runtime::SaveNpy(input.string(), graph::onnx::testing::Random({1, 3, 16, 16}, 7)).ok());
+  const fs::path got_file = TempPath("offloaded_y.npy"), want_file = TempPath("float_y.npy");
+  const runtime::vdla::RunTotals before = runtime::vdla::Totals();
+  Outcome r = RunTessel(
+      {"run", dir.string(), "--input", "x=" + input.string(), "--output", got_file.string()});
+  const runtime::vdla::RunTotals after = runtime::vdla::Totals();
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  EXPECT_EQ(after.runs - before.runs, 2);
+  r = RunTessel({"run", float_dir.string(), "--input", "x=" + input.string(), "--output",
+                 want_file.string()});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.err;
+  absl::StatusOr<runtime::NDArray> got = runtime::LoadNpy(got_file.string());
+  absl::StatusOr<runtime::NDArray> want = runtime::LoadNpy(want_file.string());
+  ASSERT_TRUE(got.ok() && want.ok());
+  ASSERT_EQ(got->shape(), want->shape());
+  double err = 0, norm = 0;
+  for (int64_t i = 0; i < want->NumElements(); ++i) {
+    const double w = want->data<float>()[i], g = got->data<float>()[i];
+    err += (g - w) * (g - w);
+    norm += w * w;
+  }
+  EXPECT_LT(std::sqrt(err / norm), 0.1);
+}
+
+TEST_F(ModelCommandsTest, CompileOffloadUserErrorsNameTheFlag) {
+  const std::string out = TempPath("never_offloaded").string();
+  const std::string model = (*case_dir_ / "model.onnx").string();
+  ExpectError({"compile", model, "--offload", "llvm", "-o", out},
+              "--offload 'llvm': not an accelerator (the accelerators: vdla)");
+  ExpectError({"compile", model, "--offload", "rocm", "-o", out}, "--offload: ");
+  ExpectError({"compile", model, "--offload", "vdla -config=no_such_config.json", "-o", out},
+              "no_such_config.json");
+  ExpectError({"compile", model, "--offload", "vdla", "--calibration", "0", "-o", out},
+              "--calibration must be >= 1, got 0");
+  ExpectError({"compile", model, "--calibration", "2", "-o", out},
+              "--calibration goes with --offload");
+  ExpectError({"compile", model, "--offload", "vdla", "--target", "opencl", "-o", out},
+              "--target must be an llvm target, not 'opencl'");
+  ExpectError({"compile", model, "--offload", "vdla", "--target", "cuda", "-o", out},
+              "--target must be an llvm target, not 'cuda");
+  // Calibration draws float inputs only.
+  const fs::path ints = TempPath("int_input.onnx");
+  {
+    ::onnx::ModelProto m = graph::onnx::testing::NewModel(13);
+    graph::onnx::testing::AddInput(m, "ids", {2, 3}, ::onnx::TensorProto::INT64);
+    graph::onnx::testing::SetAttr(graph::onnx::testing::AddNode(m, "Cast", {"ids"}, {"y"}), "to",
+                                  int64_t{::onnx::TensorProto::FLOAT});
+    graph::onnx::testing::AddOutput(m, "y", 2);
+    std::ofstream file(ints, std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&file));
+  }
+  ExpectError({"compile", ints.string(), "--offload", "vdla", "-o", out},
+              "--offload: calibration draws float inputs in [-1, 1), but input 'ids' is int64");
+  EXPECT_FALSE(fs::exists(out));
 }
 
 TEST_F(ModelCommandsTest, RunUserErrorsNameTheProblem) {

@@ -46,7 +46,7 @@ struct Side {
   std::optional<runtime::GraphExecutor> executor;
   std::vector<bool> conv_step;  // per step: a convolution (float or int8)
   std::vector<double> conv_ms, other_ms, accelerator_ms, simulation_s;
-  int64_t cycles = 0;  // the accelerator's, per run
+  int64_t cycles = 0, macs = 0;  // the accelerator's, in the last run
 };
 
 std::vector<bool> ConvSteps(const driver::CompiledModel& m) {
@@ -65,6 +65,7 @@ absl::StatusOr<std::vector<NDArray>> RunAndTime(Side& side, const std::vector<ND
   TESSEL_ASSIGN_OR_RETURN(std::vector<NDArray> out, side.executor->Run(input, &seconds));
   const runtime::vdla::RunTotals after = runtime::vdla::Totals();
   side.cycles = after.cycles - before.cycles;
+  side.macs = after.macs - before.macs;
   if (!record) return out;
   double conv = 0, other = 0, simulated = 0;
   for (size_t i = 0; i < seconds.size(); ++i) {
@@ -135,7 +136,7 @@ absl::Status BenchOffload(std::span<const std::string> arg_words, std::ostream& 
   TESSEL_ASSIGN_OR_RETURN(const int64_t calibration, args.Int("calibration", 4));
   TESSEL_ASSIGN_OR_RETURN(const int64_t repeat, args.Int("repeat", 5));
   TESSEL_ASSIGN_OR_RETURN(const std::string logs, args.Value("log", ""));
-  if (threads < 1) return absl::InvalidArgumentError(absl::StrCat("--threads must be >= 1"));
+  if (threads < 1) return absl::InvalidArgumentError("--threads must be >= 1");
   if (calibration < 1) return absl::InvalidArgumentError("--calibration must be >= 1");
   if (repeat < 1) return absl::InvalidArgumentError("--repeat must be >= 1");
   absl::StatusOr<target::Target> accelerator = target::Target::Parse(to);
@@ -227,14 +228,15 @@ absl::Status BenchOffload(std::span<const std::string> arg_words, std::ostream& 
   const Side& accelerated = sides[2];
   const hardware::vdla::Config& c = *facts.vdla;
   const double macs_per_cycle = static_cast<double>(c.batch) * c.block_in * c.block_out;
-  const runtime::vdla::RunTotals totals = runtime::vdla::Totals();
   out << absl::StrFormat(
       "CPU: %s, %d threads; accelerator: %s at %d MHz, %d cycles per inference (%.3f ms, "
-      "utilization %.3f over the run), %.2f MB copied between host memory and its DRAM per "
+      "utilization %.3f), %.2f MB copied between host memory and its DRAM per "
       "inference, the RTL simulation %.1f s of wall time per inference\n",
       sides[0].model.facts.target.ToString(), threads, accelerator->ToString(), clock,
       accelerated.cycles, static_cast<double>(accelerated.cycles) / (clock * 1e3),
-      totals.cycles > 0 ? static_cast<double>(totals.macs) / (macs_per_cycle * totals.cycles) : 0,
+      accelerated.cycles > 0
+          ? static_cast<double>(accelerated.macs) / (macs_per_cycle * accelerated.cycles)
+          : 0,
       static_cast<double>(CopiedBytes(accelerated.model)) / 1e6,
       runtime::Median(accelerated.simulation_s));
   out << absl::StrFormat("%-42s %12s %10s %10s\n", "configuration", "conv ms", "other ms",

@@ -79,7 +79,7 @@ const CompiledStep& StepOf(const CompiledModel& m, const std::string& name) {
 TEST(CompileModelTest, TestGraphsCoverEveryOperator) {
   std::set<std::string> used;
   for (auto make : {testing::ConvolutionGraph, testing::ElementwiseAndShapeGraph,
-                    testing::RecurrentGraph, testing::BitserialGraph}) {
+                    testing::RecurrentGraph, testing::BitserialGraph, testing::Int8Graph}) {
     absl::StatusOr<testing::TestGraph> t = make();
     ASSERT_TRUE(t.ok()) << t.status();
     for (const graph::Node& n : t->graph.nodes) used.insert(n.op);
@@ -97,8 +97,8 @@ TEST(CompileModelTest, OptimizedConvolutionGraphMatchesLibtorch) {
 }
 
 TEST(CompileModelTest, OptimizedOtherGraphsMatchLibtorch) {
-  for (auto make :
-       {testing::ElementwiseAndShapeGraph, testing::RecurrentGraph, testing::BitserialGraph}) {
+  for (auto make : {testing::ElementwiseAndShapeGraph, testing::RecurrentGraph,
+                    testing::BitserialGraph, testing::Int8Graph}) {
     absl::StatusOr<testing::TestGraph> t = make();
     ASSERT_TRUE(t.ok()) << t.status();
     ExpectMatchesReference(*t, {}, {});

@@ -1,7 +1,6 @@
 // A quantized network with its convolutions offloaded to VDLA (the RTL simulator) against the
-// same quantized network compiled for the CPU alone: bit for bit. The network: a first 3-channel
-// convolution VDLA does not take, then ResNet basic blocks (3x3 convolutions with folded batch
-// norms, relus, a strided block with its 1x1 projection, residual adds), a global pool and dense.
+// same quantized network compiled for the CPU alone: bit for bit. The network: testing::SmallResNet
+// (test_graphs.h), whose first 3-channel convolution VDLA does not take.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,7 +9,6 @@
 #include "compiler/driver/compile_model.h"
 #include "compiler/driver/quantize_model.h"
 #include "compiler/driver/test_graphs.h"
-#include "compiler/graph/builder.h"
 #include "compiler/runtime/vdla/vdla_module.h"
 #include "compiler/support/check.h"
 #include "compiler/target/target.h"
@@ -18,55 +16,15 @@
 namespace tessel::driver {
 namespace {
 
-using graph::Builder;
-using graph::ValueId;
 using runtime::NDArray;
 using testing::RandomArray;
 
 constexpr DLDataType kFloat32{kDLFloat, 32, 1};
 
-ValueId Weight(Builder& b, const std::string& name, std::vector<int64_t> shape, uint32_t seed) {
-  const double fan_in = static_cast<double>(shape[1] * shape[2] * shape[3]);
-  const double bound = std::sqrt(6.0 / fan_in);
-  return b.Constant(name, RandomArray(shape, kFloat32, -bound, bound, seed));
-}
-
-ValueId ConvBn(Builder& b, ValueId x, int64_t ic, int64_t oc, int64_t k, int64_t stride,
-               const std::string& name, uint32_t seed) {
-  const int64_t pad = k / 2;
-  ValueId y = b.Op("conv2d", {x, Weight(b, name + ".weight", {oc, ic, k, k}, seed)},
-                   {{"stride", {stride, stride}}, {"pad", {pad, pad, pad, pad}}}, name);
-  auto channel = [&](const std::string& what, double low, double high, uint32_t s) {
-    return b.Constant(name + ".bn." + what, RandomArray({oc}, kFloat32, low, high, s));
-  };
-  const std::vector<ValueId> inputs = {
-      y, channel("gamma", 0.5, 1.0, seed + 1), channel("beta", -0.1, 0.1, seed + 2),
-      channel("mean", -0.1, 0.1, seed + 3), channel("var", 0.5, 1.5, seed + 4)};
-  return b.Op("batch_norm", inputs, nlohmann::json::object(), name + ".bn");
-}
-
-ValueId Block(Builder& b, ValueId x, int64_t ic, int64_t oc, int64_t stride,
-              const std::string& name, uint32_t seed) {
-  ValueId y = b.Op("relu", {ConvBn(b, x, ic, oc, 3, stride, name + ".conv1", seed)});
-  y = ConvBn(b, y, oc, oc, 3, 1, name + ".conv2", seed + 10);
-  const ValueId skip =
-      stride == 1 ? x : ConvBn(b, x, ic, oc, 1, stride, name + ".downsample", seed + 20);
-  return b.Op("relu", {b.Op("add", {y, skip})});
-}
-
 graph::Graph SmallResNet() {
-  Builder b;
-  ValueId x = b.Input("image", {{1, 3, 16, 16}, kFloat32});
-  x = b.Op("relu", {ConvBn(b, x, 3, 16, 3, 1, "conv1", 1)});
-  x = Block(b, x, 16, 16, 1, "layer1", 100);
-  x = Block(b, x, 16, 32, 2, "layer2", 200);
-  x = b.Op("global_avg_pool2d", {x});
-  x = b.Op("flatten", {x}, {{"axis", 1}});
-  const ValueId w = b.Constant("fc.weight", RandomArray({10, 32}, kFloat32, -0.2, 0.2, 7));
-  b.Output(b.Op("dense", {x, w}, {}, "fc"));
-  absl::StatusOr<graph::Graph> g = b.Finish();
-  TESSEL_CHECK(g.ok()) << g.status().message();
-  return *std::move(g);
+  absl::StatusOr<testing::TestGraph> t = testing::SmallResNet();
+  TESSEL_CHECK(t.ok()) << t.status().message();
+  return std::move(t->graph);
 }
 
 std::vector<NDArray> Image(uint32_t seed) {

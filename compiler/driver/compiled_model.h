@@ -96,17 +96,26 @@ struct CompiledModel {
   //                   values, argument sources), memory plan, parameter and constant files,
   //                   warnings
   //   graph.json      graph::ToJson
-  //   kernels.so      the library (linked with the system's `cc`)
+  //   kernels.so      the library (linked with the system's `cc`; kernel_library.h names the
+  //                   file of each target kind)
   //   constants/K.npy the graph's constants, parameters/K.npy the parameters that are not
   //                   constants as they are
+  // A model with an offload is format version 3 (else 2, which readers of version 2 still read),
+  // and adds
+  //   model.json      "offload": {"facts": its facts (target/facts_json.h), "library": the file
+  //                   of its module, present when a kernel is offloaded}, and each kernel's
+  //                   "offloaded" flag
+  //   kernels.vdla.json  the offloaded kernels' module (for a vdla offload; its Save's file)
   // The folder is written under a temporary name beside it and renamed, so `dir` is either the
   // old contents or the complete new ones. An existing `dir` is replaced only when it holds a
   // compiled model (a model.json); otherwise that is an error naming it.
   absl::Status Save(const std::string& dir) const;
 
   // Reads a folder that Save wrote; the host transforms that steps need are re-instantiated from
-  // their templates, with their tails (no lowering or compiling). Errors name the file that is
-  // missing or wrong.
+  // their templates, with their tails (no lowering or compiling), an offloaded kernel's for the
+  // offload target: the templates of every target in the folder must be linked. Errors name the
+  // file that is missing or wrong (an offloaded kernel without an offload library, a malformed
+  // offload entry: model.json; a missing or malformed offload module: its file).
   static absl::StatusOr<CompiledModel> Load(const std::string& dir);
 };
 

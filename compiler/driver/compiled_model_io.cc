@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "compiler/driver/compiled_model.h"
-#include "compiler/driver/kernel_library.h"
 #include "compiler/driver/kernel_groups.h"
+#include "compiler/driver/kernel_library.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/runtime/npy.h"
 #include "compiler/support/status_macros.h"
@@ -24,6 +27,9 @@ using nlohmann::json;
 
 constexpr char kFormat[] = "tessel-compiled-model";
 constexpr int kVersion = 2;
+// A model with an offload: a reader of version 2 would run its offloaded kernels from the main
+// library, which does not have them; it refuses the version instead.
+constexpr int kOffloadVersion = 3;
 constexpr char kModelFile[] = "model.json";
 constexpr char kGraphFile[] = "graph.json";
 
@@ -196,28 +202,44 @@ absl::Status WriteFolder(const CompiledModel& m, const fs::path& dir) {
     TESSEL_RETURN_IF_ERROR(runtime::SaveNpy((dir / file).string(), p));
     parameters.push_back({{"file", file}});
   }
+  const bool has_offload = m.offload.has_value();
   json kernels = json::array();
   for (const CompiledKernel& k : m.kernels) {
-    kernels.push_back({{"function", k.function},
-                       {"task", k.task.ToJson()},
-                       {"config", k.config.ToJson()},
-                       {"tuned", k.tuned},
-                       {"tail", k.tail}});
+    if (k.offloaded && !(has_offload && m.offload_module.defined())) {
+      return absl::InternalError(absl::StrCat(
+          "kernel ", k.function, " is offloaded, but the model has no offload module"));
+    }
+    json jk = {{"function", k.function},
+               {"task", k.task.ToJson()},
+               {"config", k.config.ToJson()},
+               {"tuned", k.tuned},
+               {"tail", k.tail}};
+    if (has_offload) jk["offloaded"] = k.offloaded;
+    kernels.push_back(std::move(jk));
   }
   json steps = json::array();
   for (const CompiledStep& n : m.steps) steps.push_back(StepJson(n));
-  const json model = {{"format", kFormat},
-                      {"version", kVersion},
-                      {"target", m.facts.target.ToString()},
-                      {"facts", target::FactsToJson(m.facts)},
-                      {"library", KernelLibraryFile(m.facts.target)},
-                      {"kernels", kernels},
-                      {"steps", steps},
-                      {"memory", MemoryJson(m.memory)},
-                      {"constants", constants},
-                      {"parameters", parameters},
-                      {"warnings", m.warnings}};
+  json model = {{"format", kFormat},
+                {"version", has_offload ? kOffloadVersion : kVersion},
+                {"target", m.facts.target.ToString()},
+                {"facts", target::FactsToJson(m.facts)},
+                {"library", KernelLibraryFile(m.facts.target)},
+                {"kernels", kernels},
+                {"steps", steps},
+                {"memory", MemoryJson(m.memory)},
+                {"constants", constants},
+                {"parameters", parameters},
+                {"warnings", m.warnings}};
   TESSEL_RETURN_IF_ERROR(m.module.Save((dir / KernelLibraryFile(m.facts.target)).string()));
+  if (has_offload) {
+    json offload = {{"facts", target::FactsToJson(*m.offload)}};
+    if (m.offload_module.defined()) {
+      const std::string file = KernelLibraryFile(m.offload->target);
+      TESSEL_RETURN_IF_ERROR(m.offload_module.Save((dir / file).string()));
+      offload["library"] = file;
+    }
+    model["offload"] = std::move(offload);
+  }
   TESSEL_RETURN_IF_ERROR(WriteText(dir / kGraphFile, graph::ToJson(m.graph).dump(1)));
   // Last: a folder with a model.json is complete.
   return WriteText(dir / kModelFile, model.dump(1));
@@ -298,9 +320,11 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
   json graph_json;
   std::string field = "format";
   try {
-    if (mj.at("format") != kFormat || mj.at("version") != kVersion) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(model_path.string(), ": not a ", kFormat, " of version ", kVersion));
+    if (mj.at("format") != kFormat ||
+        (mj.at("version") != kVersion && mj.at("version") != kOffloadVersion)) {
+      return absl::InvalidArgumentError(absl::StrCat(model_path.string(), ": not a ", kFormat,
+                                                     " of version ", kVersion, " or ",
+                                                     kOffloadVersion));
     }
     field = "facts";
     absl::StatusOr<target::TargetFacts> facts = target::FactsFromJson(mj.at("facts"));
@@ -309,6 +333,21 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
           absl::StrCat(model_path.string(), ": facts: ", facts.status().message()));
     }
     m.facts = *std::move(facts);
+    // The offload: its facts, and the module of its kernels when it has any.
+    field = "offload";
+    std::optional<fs::path> offload_path;
+    if (mj.contains("offload")) {
+      const json& jo = mj.at("offload");
+      absl::StatusOr<target::TargetFacts> offload =
+          target::FactsFromJson(jo.at("facts"), "offload.facts");
+      if (!offload.ok()) return InFile(model_path, offload.status());
+      m.offload = *std::move(offload);
+      if (jo.contains("library")) {
+        offload_path = dir / jo.at("library").get<std::string>();
+        TESSEL_ASSIGN_OR_RETURN(m.offload_module,
+                                LoadKernelLibrary(m.offload->target, offload_path->string()));
+      }
+    }
     field = "warnings";
     m.warnings = mj.at("warnings").get<std::vector<std::string>>();
 
@@ -350,22 +389,34 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
     const fs::path library_path = dir / mj.at("library").get<std::string>();
     TESSEL_ASSIGN_OR_RETURN(m.module, LoadKernelLibrary(m.facts.target, library_path.string()));
     const std::vector<std::string> functions = m.module.FunctionNames();
+    const std::vector<std::string> offload_functions =
+        m.offload_module.defined() ? m.offload_module.FunctionNames() : std::vector<std::string>();
     const json& kernels = mj.at("kernels");
     for (size_t k = 0; k < kernels.size(); ++k) {
       field = absl::StrCat("kernels[", k, "]");
       const json& jk = kernels[k];
       CompiledKernel kernel;
       kernel.function = jk.at("function").get<std::string>();
-      if (std::find(functions.begin(), functions.end(), kernel.function) == functions.end()) {
+      kernel.offloaded = jk.contains("offloaded") && jk.at("offloaded").get<bool>();
+      if (kernel.offloaded && !offload_path) {
         return absl::InvalidArgumentError(
-            absl::StrCat(library_path.string(), ": no function '", kernel.function, "'"));
+            absl::StrCat(model_path.string(), ": ", field,
+                         ": offloaded, but the model names no offload library (offload.library)"));
       }
+      const std::vector<std::string>& in = kernel.offloaded ? offload_functions : functions;
+      if (std::find(in.begin(), in.end(), kernel.function) == in.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat((kernel.offloaded ? *offload_path : library_path).string(),
+                         ": no function '", kernel.function, "'"));
+      }
+      // An offloaded kernel's task, config and host transforms are the offload target's.
+      const target::TargetFacts& facts = kernel.offloaded ? *m.offload : m.facts;
       absl::StatusOr<search::Task> task = search::Task::FromJson(jk.at("task"));
       if (!task.ok()) return InFile(model_path, task.status());
       kernel.task = *std::move(task);
       kernel.tuned = jk.at("tuned").get<bool>();
       kernel.tail = jk.at("tail").get<std::string>();
-      absl::StatusOr<search::ConfigSpace> space = search::Space(kernel.task, m.facts);
+      absl::StatusOr<search::ConfigSpace> space = search::Space(kernel.task, facts);
       if (!space.ok()) return InFile(model_path, space.status());
       absl::StatusOr<search::Config> config = space->FromJson(jk.at("config"));
       if (!config.ok()) return InFile(model_path, config.status());
@@ -411,10 +462,11 @@ absl::StatusOr<CompiledModel> CompiledModel::Load(const std::string& dir_text) {
         std::optional<ops::OpProgram>& p = programs[static_cast<size_t>(step->kernel)];
         if (!p) {
           TESSEL_ASSIGN_OR_RETURN(const ops::Template* t, ops::FindTemplate(k.task.template_name));
+          const target::TargetFacts& facts = k.offloaded ? *m.offload : m.facts;
           absl::StatusOr<ops::OpProgram> program =
               tail && t->instantiate_with_tail
-                  ? t->instantiate_with_tail(k.config, k.task.args, m.facts, tail->tail)
-                  : t->instantiate(k.config, k.task.args, m.facts);
+                  ? t->instantiate_with_tail(k.config, k.task.args, facts, tail->tail)
+                  : t->instantiate(k.config, k.task.args, facts);
           if (!program.ok()) return InFile(model_path, program.status());
           p = *std::move(program);
         }

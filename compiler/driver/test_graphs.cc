@@ -1,6 +1,8 @@
 #include "compiler/driver/test_graphs.h"
 
+#include <cmath>
 #include <random>
+#include <string>
 
 #include "compiler/graph/builder.h"
 #include "compiler/ops/nn/reduce.h"
@@ -35,6 +37,38 @@ absl::StatusOr<TestGraph> Finish(Builder& b, std::vector<runtime::NDArray> input
   return TestGraph{*std::move(g), std::move(inputs)};
 }
 
+// SmallResNet's pieces: a convolution weight drawn for its fan-in, a convolution with a batch norm,
+// a basic block.
+ValueId ResNetWeight(Builder& b, const std::string& name, std::vector<int64_t> shape,
+                     uint32_t seed) {
+  const double fan_in = static_cast<double>(shape[1] * shape[2] * shape[3]);
+  const double bound = std::sqrt(6.0 / fan_in);
+  return b.Constant(name, RandomArray(shape, kFloat32, -bound, bound, seed));
+}
+
+ValueId ConvBn(Builder& b, ValueId x, int64_t ic, int64_t oc, int64_t k, int64_t stride,
+               const std::string& name, uint32_t seed) {
+  const int64_t pad = k / 2;
+  ValueId y = b.Op("conv2d", {x, ResNetWeight(b, name + ".weight", {oc, ic, k, k}, seed)},
+                   {{"stride", {stride, stride}}, {"pad", {pad, pad, pad, pad}}}, name);
+  auto channel = [&](const std::string& what, double low, double high, uint32_t s) {
+    return b.Constant(name + ".bn." + what, RandomArray({oc}, kFloat32, low, high, s));
+  };
+  const std::vector<ValueId> inputs = {
+      y, channel("gamma", 0.5, 1.0, seed + 1), channel("beta", -0.1, 0.1, seed + 2),
+      channel("mean", -0.1, 0.1, seed + 3), channel("var", 0.5, 1.5, seed + 4)};
+  return b.Op("batch_norm", inputs, json::object(), name + ".bn");
+}
+
+ValueId BasicBlock(Builder& b, ValueId x, int64_t ic, int64_t oc, int64_t stride,
+                   const std::string& name, uint32_t seed) {
+  ValueId y = b.Op("relu", {ConvBn(b, x, ic, oc, 3, stride, name + ".conv1", seed)});
+  y = ConvBn(b, y, oc, oc, 3, 1, name + ".conv2", seed + 10);
+  const ValueId skip =
+      stride == 1 ? x : ConvBn(b, x, ic, oc, 1, stride, name + ".downsample", seed + 20);
+  return b.Op("relu", {b.Op("add", {y, skip})});
+}
+
 }  // namespace
 
 runtime::NDArray RandomArray(const std::vector<int64_t>& shape, DLDataType dtype, double low,
@@ -53,8 +87,13 @@ runtime::NDArray RandomArray(const std::vector<int64_t>& shape, DLDataType dtype
     std::uniform_int_distribution<int32_t> dist(static_cast<int32_t>(low),
                                                 static_cast<int32_t>(high) - 1);
     for (int64_t i = 0; i < a.NumElements(); ++i) a.data<int32_t>()[i] = dist(rng);
+  } else if (dtype.code == kDLInt && dtype.bits == 8) {
+    std::uniform_int_distribution<int> dist(static_cast<int>(low), static_cast<int>(high) - 1);
+    for (int64_t i = 0; i < a.NumElements(); ++i) {
+      a.data<int8_t>()[i] = static_cast<int8_t>(dist(rng));
+    }
   } else {
-    TESSEL_UNREACHABLE() << "RandomArray: float32, int32 and uint8 only";
+    TESSEL_UNREACHABLE() << "RandomArray: float32, int32, int8 and uint8 only";
   }
   return a;
 }
@@ -247,6 +286,37 @@ absl::StatusOr<TestGraph> LstmGatesGraph() {
   b.Output(next_h);
   b.Output(next_c);
   return Finish(b, std::move(inputs));
+}
+
+absl::StatusOr<TestGraph> SmallResNet() {
+  Builder b;
+  ValueId x = b.Input("image", {{1, 3, 16, 16}, kFloat32});
+  x = b.Op("relu", {ConvBn(b, x, 3, 16, 3, 1, "conv1", 1)});
+  x = BasicBlock(b, x, 16, 16, 1, "layer1", 100);
+  x = BasicBlock(b, x, 16, 32, 2, "layer2", 200);
+  x = b.Op("global_avg_pool2d", {x});
+  x = b.Op("flatten", {x}, {{"axis", 1}});
+  const ValueId w = b.Constant("fc.weight", RandomArray({10, 32}, kFloat32, -0.2, 0.2, 7));
+  b.Output(b.Op("dense", {x, w}, {}, "fc"));
+  return Finish(b, {RandomArray({1, 3, 16, 16}, kFloat32, -1, 1, 3)});
+}
+
+absl::StatusOr<TestGraph> Int8Graph() {
+  Draws d;
+  Builder b;
+  constexpr DLDataType kInt8{kDLInt, 8, 1};
+  runtime::NDArray xv = d.Next({1, 16, 6, 6});
+  ValueId x = b.Input("x", {{1, 16, 6, 6}});
+  const ValueId q = b.Op("quantize", {x}, {{"scale", 1.0 / 127}}, "q");
+  const ValueId w = b.Constant("w", RandomArray({32, 16, 3, 3}, kInt8, -127, 128, 5));
+  const ValueId bias = b.Constant("bias", RandomArray({32}, kInt32, -4096, 4096, 6));
+  ValueId y = b.Op("conv2d_int8", {q, w, bias},
+                   {{"pad", {1, 1, 1, 1}}, {"shift", 9}, {"relu", true}}, "conv_requantized");
+  b.Output(b.Op("dequantize", {y}, {{"scale", 0.05}}, "dq"));
+  const ValueId w1 = b.Constant("w1", RandomArray({16, 16, 1, 1}, kInt8, -127, 128, 7));
+  y = b.Op("conv2d_int8", {q, w1}, {{"stride", {2, 2}}}, "conv_wrapped");
+  b.Output(b.Op("dequantize", {y}, {{"scale", 0.5}}, "dq_wrapped"));
+  return Finish(b, {xv});
 }
 
 }  // namespace tessel::driver::testing

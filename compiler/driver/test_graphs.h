@@ -40,6 +40,10 @@ absl::StatusOr<TestGraph> RecurrentGraph();
 // bitserial_conv2d and bitserial_dense on uint8 inputs.
 absl::StatusOr<TestGraph> BitserialGraph();
 
+// Int8 operators: x [1, 16, 6, 6] quantized, then a requantized 3x3 conv2d_int8 with a bias and
+// relu and a wrapping 1x1 strided one (the sums' low 8 bits), each dequantized.
+absl::StatusOr<TestGraph> Int8Graph();
+
 // LSTM gates as a PyTorch export computes them, element-wise: from gate inputs i, f, g, o and
 // the cell c ([2, 24] each) and a forget bias [24] (a constant),
 //   c' = sigmoid(f + bias) * c + sigmoid(i) * tanh(g),   h = sigmoid(o) * tanh(c')
@@ -48,5 +52,12 @@ absl::StatusOr<TestGraph> LstmGatesGraph();
 
 // x [1, 16, 8, 8] -> conv2d 3x3 (16 channels) -> relu -> dense [10]: small and fast to compile.
 absl::StatusOr<TestGraph> TinyGraph();
+
+// A small ResNet to quantize for VDLA: image [1, 3, 16, 16] -> a first 3x3 convolution of 3 input
+// channels (VDLA does not take it) with a batch norm and relu, two basic blocks (3x3 convolutions
+// with batch norms, relus and residual adds; the second strided, with its 1x1 projection), a
+// global pool, flatten and dense [10]. Six convolutions. Its input: an image in [-1, 1), seed 3
+// (RandomArray).
+absl::StatusOr<TestGraph> SmallResNet();
 
 }  // namespace tessel::driver::testing

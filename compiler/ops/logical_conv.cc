@@ -27,12 +27,8 @@ absl::StatusOr<LogicalSignature> Conv2dTranspose(const std::string& op, const Op
 // nn's bit-serial convolution reads the weight as bit planes made on the host (here in panels of
 // one output channel) and gives NHWC, which OPERATORS.md's NCHW output is a transpose of.
 absl::StatusOr<LogicalSignature> BitserialConv2d(const std::string& op, const OpArgs& args) {
-  TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(op, args));
+  TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadPlainConv2dAttrs(op, args));
   ArgReader r(op, args);
-  if (a.groups != 1) return r.Error("argument 'groups' must be 1 (not supported)");
-  if (a.dilation[0] != 1 || a.dilation[1] != 1) {
-    return r.Error("argument 'dilation' must be [1, 1] (not supported)");
-  }
   TESSEL_ASSIGN_OR_RETURN(nn::BitserialBits bits, nn::ReadBitserialBits(r));
   const int64_t oh = a.oh(), ow = a.ow(), sh = a.stride[0], sw = a.stride[1];
   te::Tensor data = Placeholder({a.n, a.ic, a.h, a.w}, "data", ir::DataType::UInt(8));
@@ -52,24 +48,12 @@ absl::StatusOr<LogicalSignature> BitserialConv2d(const std::string& op, const Op
   return BitserialSignature(data, {a.oc, a.ic, a.kh, a.kw}, out, bits);
 }
 
-// The int8 convolution: data and weight int8, with `shift` a bias [oc] int32 (drawn about the
-// sums' typical magnitude), out int8 (OPERATORS.md). Its templates are the accelerator's and the
-// CPU's; the signature is theirs.
+// The int8 convolution (Conv2dInt8Signature).
 absl::StatusOr<LogicalSignature> Conv2dInt8(const std::string& op, const OpArgs& args) {
-  TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadConv2dAttrs(op, args));
-  ArgReader r(op, args);
-  if (a.groups != 1) return r.Error("argument 'groups' must be 1 (not supported)");
-  if (a.dilation[0] != 1 || a.dilation[1] != 1) {
-    return r.Error("argument 'dilation' must be [1, 1] (not supported)");
-  }
+  TESSEL_ASSIGN_OR_RETURN(nn::Conv2dAttrs a, nn::ReadPlainConv2dAttrs(op, args));
   TESSEL_ASSIGN_OR_RETURN(const std::optional<nn::Requantize> requantize,
                           nn::ReadRequantize(op, args));
-  const DLDataType i8{kDLInt, 8, 1}, i32{kDLInt, 32, 1};
-  LogicalSignature s{{{"data", {a.n, a.ic, a.h, a.w}, i8, -128, 128},
-                      {"weight", {a.oc, a.ic, a.kh, a.kw}, i8, -128, 128}},
-                     {{"out", {a.n, a.oc, a.oh(), a.ow()}, i8, -128, 128}}};
-  if (requantize) s.inputs.push_back({"bias", {a.oc}, i32, -(1 << 16), 1 << 16});
-  return s;
+  return Conv2dInt8Signature(a, requantize.has_value());
 }
 
 }  // namespace
@@ -82,3 +66,16 @@ void AddConvOps(SignatureTable& table) {
 }
 
 }  // namespace tessel::ops::logical
+
+namespace tessel::ops {
+
+LogicalSignature Conv2dInt8Signature(const nn::Conv2dAttrs& a, bool requantized) {
+  const DLDataType i8{kDLInt, 8, 1}, i32{kDLInt, 32, 1};
+  LogicalSignature s{{{"data", {a.n, a.ic, a.h, a.w}, i8, -128, 128},
+                      {"weight", {a.oc, a.ic, a.kh, a.kw}, i8, -128, 128}},
+                     {{"out", {a.n, a.oc, a.oh(), a.ow()}, i8, -128, 128}}};
+  if (requantized) s.inputs.push_back({"bias", {a.oc}, i32, -(1 << 16), 1 << 16});
+  return s;
+}
+
+}  // namespace tessel::ops

@@ -8,6 +8,10 @@
 #include "compiler/ops/op_args.h"
 #include "compiler/ops/template.h"
 
+namespace tessel::ops::nn {
+struct Conv2dAttrs;
+}  // namespace tessel::ops::nn
+
 // The logical form of each operator of OPERATORS.md, independent of any target: for an operator
 // and its arguments (the JSON its templates read), the tensors it takes and gives, each a
 // TensorSpec (name, shape, element type, and the range tests draw the input's values from). A
@@ -31,6 +35,10 @@ struct LogicalSignature {
 // the argument key (the checks the operator's templates make, minus their own restrictions:
 // conv2d takes any groups and dilation).
 absl::StatusOr<LogicalSignature> LogicalSignatureOf(const std::string& op, const OpArgs& args);
+
+// conv2d_int8's inputs and outputs (OPERATORS.md: int8 data and weight, with `shift` an int32 bias
+// drawn about the sums' typical magnitude; int8 out), which its templates declare too.
+LogicalSignature Conv2dInt8Signature(const nn::Conv2dAttrs& a, bool requantized);
 
 // The operators LogicalSignatureOf knows, sorted.
 std::vector<std::string> LogicalOpNames();

@@ -73,6 +73,16 @@ absl::StatusOr<Conv2dAttrs> ReadConv2dAttrs(const std::string& what, const OpArg
   return a;
 }
 
+absl::StatusOr<Conv2dAttrs> ReadPlainConv2dAttrs(const std::string& what, const OpArgs& args) {
+  TESSEL_ASSIGN_OR_RETURN(Conv2dAttrs a, ReadConv2dAttrs(what, args));
+  ArgReader r(what, args);
+  if (a.groups != 1) return r.Error("argument 'groups' must be 1 (not supported)");
+  if (a.dilation[0] != 1 || a.dilation[1] != 1) {
+    return r.Error("argument 'dilation' must be [1, 1] (not supported)");
+  }
+  return a;
+}
+
 OpArgs Conv2dArgs(const Conv2dAttrs& a) {
   return OpArgs{{"n", a.n},
                 {"ic", a.ic},

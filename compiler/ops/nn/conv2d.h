@@ -35,6 +35,9 @@ int64_t WindowExtent(int64_t outputs, int64_t stride, int64_t taps, int64_t dila
 // Reads conv2d's arguments; errors (from `what`) name the key: a missing or non-positive size,
 // channels not divisible by groups, or a kernel larger than the padded input.
 absl::StatusOr<Conv2dAttrs> ReadConv2dAttrs(const std::string& what, const OpArgs& args);
+// The same for the convolutions without groups or dilation (bit-serial, int8): groups other than
+// 1 and dilation other than [1, 1] are refused, naming the key.
+absl::StatusOr<Conv2dAttrs> ReadPlainConv2dAttrs(const std::string& what, const OpArgs& args);
 // The arguments as OPERATORS.md writes them.
 OpArgs Conv2dArgs(const Conv2dAttrs& a);
 

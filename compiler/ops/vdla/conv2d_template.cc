@@ -20,6 +20,7 @@
 
 #include <cstring>
 
+#include "compiler/ops/logical_op.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/requantize.h"
 #include "compiler/ops/template.h"
@@ -170,11 +171,10 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   p.schedule = s.schedule;
   p.args = s.args;
   p.flops = 2.0 * static_cast<double>(v.macs());
-  p.logical_inputs = {{"data", {1, v.c, v.h, v.w}, kInt8, -128, 128},
-                      {"weight", {v.o, v.c, v.k, v.k}, kInt8, -128, 128}};
-  // A bias of the order of a sum's typical magnitude (sqrt(terms) x 128 x 128 / 4).
-  if (tail) p.logical_inputs.push_back({"bias", {v.o}, kInt32, -(1 << 16), 1 << 16});
-  p.logical_outputs = {{"out", {1, v.o, v.oh(), v.ow()}, kInt8, -128, 128}};
+  TESSEL_ASSIGN_OR_RETURN(const nn::Conv2dAttrs attrs, nn::ReadConv2dAttrs(kName, args));
+  LogicalSignature logical = Conv2dInt8Signature(attrs, tail.has_value());
+  p.logical_inputs = std::move(logical.inputs);
+  p.logical_outputs = std::move(logical.outputs);
   const int bi = c.block_in, bo = c.block_out;
   p.prepare = [bi, bo](const std::vector<NDArray>& in) -> absl::StatusOr<std::vector<NDArray>> {
     std::vector<NDArray> out = {PackData(in[0], bi), PackKernel(in[1], bi, bo)};

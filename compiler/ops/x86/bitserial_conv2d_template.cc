@@ -46,12 +46,8 @@ int64_t LargestPow2Dividing(int64_t v, int64_t cap) {
 
 absl::StatusOr<Args> ReadArgs(const OpArgs& args) {
   Args a;
-  TESSEL_ASSIGN_OR_RETURN(a.conv, nn::ReadConv2dAttrs(kName, args));
+  TESSEL_ASSIGN_OR_RETURN(a.conv, nn::ReadPlainConv2dAttrs(kName, args));
   ArgReader r(kName, args);
-  if (a.conv.groups != 1) return r.Error("argument 'groups' must be 1 (not supported)");
-  if (a.conv.dilation[0] != 1 || a.conv.dilation[1] != 1) {
-    return r.Error("argument 'dilation' must be [1, 1] (not supported)");
-  }
   TESSEL_ASSIGN_OR_RETURN(a.bits, nn::ReadBitserialBits(r));
   return a;
 }

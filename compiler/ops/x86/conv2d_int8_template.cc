@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "compiler/ir/op.h"
+#include "compiler/ops/logical_op.h"
 #include "compiler/ops/nn/conv2d.h"
 #include "compiler/ops/nn/requantize.h"
 #include "compiler/ops/nn/shape.h"
@@ -46,24 +47,16 @@ using nn::Dim;
 using schedule::Stage;
 
 constexpr char kName[] = "conv2d_int8.x86";
-constexpr DLDataType kInt8{kDLInt, 8, 1};
-constexpr DLDataType kInt32{kDLInt, 32, 1};
 
 struct Args {
   nn::Conv2dAttrs conv;
   std::optional<nn::Requantize> requantize;
 };
 
-// The arguments; errors name the key. groups and dilation other than 1 are refused with the
-// libtorch reference's words.
+// The arguments; errors name the key (groups and dilation other than 1 among them).
 absl::StatusOr<Args> ReadArgs(const OpArgs& args) {
   Args a;
-  TESSEL_ASSIGN_OR_RETURN(a.conv, nn::ReadConv2dAttrs(kName, args));
-  ArgReader r(kName, args);
-  if (a.conv.groups != 1) return r.Error("argument 'groups' must be 1 (not supported)");
-  if (a.conv.dilation[0] != 1 || a.conv.dilation[1] != 1) {
-    return r.Error("argument 'dilation' must be [1, 1] (not supported)");
-  }
+  TESSEL_ASSIGN_OR_RETURN(a.conv, nn::ReadPlainConv2dAttrs(kName, args));
   TESSEL_ASSIGN_OR_RETURN(a.requantize, nn::ReadRequantize(kName, args));
   return a;
 }
@@ -192,12 +185,9 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   if (a.requantize) p.args.push_back(c.bias);
   p.args.push_back(c.out);
   p.flops = v.flops();
-  // The value ranges conv2d_int8.vdla declares: any int8, a bias of the order of a sum's typical
-  // magnitude.
-  p.logical_inputs = {{"data", {v.n, v.ic, v.h, v.w}, kInt8, -128, 128},
-                      {"weight", {v.oc, v.ic, v.kh, v.kw}, kInt8, -128, 128}};
-  if (a.requantize) p.logical_inputs.push_back({"bias", {v.oc}, kInt32, -(1 << 16), 1 << 16});
-  p.logical_outputs = {{"out", {v.n, v.oc, v.oh(), v.ow()}, kInt8, -128, 128}};
+  LogicalSignature logical = Conv2dInt8Signature(v, a.requantize.has_value());
+  p.logical_inputs = std::move(logical.inputs);
+  p.logical_outputs = std::move(logical.outputs);
   return p;
 }
 
