@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "compiler/driver/compile_model.h"
+#include "compiler/driver/model_folder_testing.h"
 #include "compiler/driver/test_graphs.h"
 #include "compiler/graph/builder.h"
 #include "compiler/ops/op_runner.h"
@@ -24,12 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-fs::path TempDir(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  fs::path path = fs::path(dir ? dir : "/tmp") / name;
-  fs::remove_all(path);
-  return path;
-}
+using testing::LoadError;
+using testing::Overwrite;
+using testing::TempDir;
 
 // Both models run on `inputs` and give bit-identical outputs.
 void ExpectSameOutputs(const CompiledModel& want_model, const CompiledModel& got_model,
@@ -58,21 +56,7 @@ class SavedModelTest : public ::testing::Test {
   }
 
   // A copy of the saved folder to damage.
-  static fs::path Copy(const std::string& name) {
-    fs::path copy = TempDir(name);
-    fs::copy(*saved_, copy, fs::copy_options::recursive);
-    return copy;
-  }
-
-  static std::string LoadError(const fs::path& dir) {
-    absl::StatusOr<CompiledModel> m = CompiledModel::Load(dir.string());
-    EXPECT_FALSE(m.ok());
-    return m.ok() ? "" : std::string(m.status().message());
-  }
-
-  static void Overwrite(const fs::path& file, const std::string& bytes) {
-    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
-  }
+  static fs::path Copy(const std::string& name) { return testing::CopyFolder(*saved_, name); }
 
   static testing::TestGraph* tiny_;
   static CompiledModel* model_;

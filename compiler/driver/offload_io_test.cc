@@ -14,6 +14,7 @@
 
 #include "compiler/driver/compile_model.h"
 #include "compiler/driver/compiled_model.h"
+#include "compiler/driver/model_folder_testing.h"
 #include "compiler/driver/quantize_model.h"
 #include "compiler/driver/test_graphs.h"
 #include "compiler/runtime/vdla/vdla_module.h"
@@ -28,23 +29,10 @@ using nlohmann::json;
 using runtime::NDArray;
 using ::testing::HasSubstr;
 
-fs::path TempDir(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  fs::path path = fs::path(dir ? dir : "/tmp") / name;
-  fs::remove_all(path);
-  return path;
-}
-
-json ReadJsonFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str());
-}
-
-void Overwrite(const fs::path& file, const std::string& bytes) {
-  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
-}
+using testing::LoadError;
+using testing::Overwrite;
+using testing::ReadJsonFile;
+using testing::TempDir;
 
 std::vector<NDArray> RunOnce(const CompiledModel& m, const std::vector<NDArray>& inputs) {
   absl::StatusOr<runtime::GraphExecutor> e = MakeExecutor(m);
@@ -94,11 +82,7 @@ class OffloadIoTest : public ::testing::Test {
   }
 
   // A copy of the saved folder to damage.
-  static fs::path Copy(const std::string& name) {
-    fs::path copy = TempDir(name);
-    fs::copy(*saved_, copy, fs::copy_options::recursive);
-    return copy;
-  }
+  static fs::path Copy(const std::string& name) { return testing::CopyFolder(*saved_, name); }
 
   // A copy with its model.json edited by `edit`.
   static fs::path EditModel(const std::string& name, const std::function<void(json&)>& edit) {
@@ -107,12 +91,6 @@ class OffloadIoTest : public ::testing::Test {
     edit(j);
     Overwrite(dir / "model.json", j.dump());
     return dir;
-  }
-
-  static std::string LoadError(const fs::path& dir) {
-    absl::StatusOr<CompiledModel> m = CompiledModel::Load(dir.string());
-    EXPECT_FALSE(m.ok());
-    return m.ok() ? "" : std::string(m.status().message());
   }
 
   static testing::TestGraph* resnet_;
