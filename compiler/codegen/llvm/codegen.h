@@ -57,6 +57,7 @@ class CodeGen {
 
   // Memory.
   llvm::Value* FlatIndex(const ir::Buffer& buffer, const std::vector<ir::Expr>& indices);
+  llvm::Value* BufferData(const ir::Buffer& buffer);
   llvm::Value* EmitLoad(const ir::BufferLoadNode* op);
   // mask_ for a load of `lanes` lanes.
   llvm::Value* LoadMask(int lanes);

@@ -76,20 +76,27 @@ llvm::Value* CodeGen::FlatIndex(const ir::Buffer& buffer, const std::vector<ir::
   return offset;
 }
 
+// The buffer's data pointer, read out of vars_ at once: emitting the indices or the stored value
+// may bind let variables, and an insertion can move the map's entries (an iterator held across it
+// read freed memory, a crash that came and went with the heap's layout).
+llvm::Value* CodeGen::BufferData(const ir::Buffer& buffer) {
+  auto it = vars_.find(buffer->data.get());
+  if (it != vars_.end()) return it->second;
+  Fail(absl::StrCat("buffer '", buffer.name(), "' is used but not allocated"));
+  return nullptr;
+}
+
 llvm::Value* CodeGen::EmitLoad(const ir::BufferLoadNode* op) {
   const ir::Buffer& buffer = op->buffer;
-  auto base = vars_.find(buffer->data.get());
-  if (base == vars_.end()) {
-    Fail(absl::StrCat("buffer '", buffer.name(), "' is used but not allocated"));
-    return Poison(op->dtype);
-  }
+  llvm::Value* data = BufferData(buffer);
+  if (data == nullptr) return Poison(op->dtype);
   const ir::DataType elem = buffer->dtype;
   llvm::Type* mem = MemTypeOf(elem);
   const llvm::Align align(elem.bytes() * elem.lanes());
   llvm::Value* value = nullptr;
   const ir::RampNode* ramp = op->indices.size() == 1 ? ContiguousRamp(op->indices[0]) : nullptr;
   if (op->dtype == elem) {
-    llvm::Value* ptr = b_.CreateInBoundsGEP(mem, base->second, FlatIndex(buffer, op->indices));
+    llvm::Value* ptr = b_.CreateInBoundsGEP(mem, data, FlatIndex(buffer, op->indices));
     if (mask_ == nullptr) {
       value = b_.CreateAlignedLoad(mem, ptr, align);
     } else {
@@ -101,11 +108,11 @@ llvm::Value* CodeGen::EmitLoad(const ir::BufferLoadNode* op) {
     }
   } else if (ramp != nullptr && elem.is_scalar()) {
     llvm::Type* vec = MemTypeOf(op->dtype);
-    llvm::Value* ptr = b_.CreateInBoundsGEP(mem, base->second, EmitIndex(ramp->base));
+    llvm::Value* ptr = b_.CreateInBoundsGEP(mem, data, EmitIndex(ramp->base));
     value = mask_ == nullptr ? static_cast<llvm::Value*>(b_.CreateAlignedLoad(vec, ptr, align))
                              : b_.CreateMaskedLoad(vec, ptr, align, LoadMask(op->dtype.lanes()));
   } else if (elem.is_scalar()) {
-    llvm::Value* ptrs = b_.CreateInBoundsGEP(mem, base->second, FlatIndex(buffer, op->indices));
+    llvm::Value* ptrs = b_.CreateInBoundsGEP(mem, data, FlatIndex(buffer, op->indices));
     value = b_.CreateMaskedGather(MemTypeOf(op->dtype), ptrs, align,
                                   mask_ == nullptr ? nullptr : LoadMask(op->dtype.lanes()));
   } else {
@@ -121,11 +128,8 @@ llvm::Value* CodeGen::EmitLoad(const ir::BufferLoadNode* op) {
 
 void CodeGen::EmitStore(const ir::BufferStoreNode* op) {
   const ir::Buffer& buffer = op->buffer;
-  auto base = vars_.find(buffer->data.get());
-  if (base == vars_.end()) {
-    Fail(absl::StrCat("buffer '", buffer.name(), "' is used but not allocated"));
-    return;
-  }
+  llvm::Value* data = BufferData(buffer);
+  if (data == nullptr) return;
   const ir::DataType elem = buffer->dtype;
   const ir::DataType vt = op->value.dtype();
   llvm::Type* mem = MemTypeOf(elem);
@@ -134,13 +138,12 @@ void CodeGen::EmitStore(const ir::BufferStoreNode* op) {
   if (vt.is_bool() || (vt.is_uint() && vt.bits() == 1)) value = b_.CreateZExt(value, MemTypeOf(vt));
   const ir::RampNode* ramp = op->indices.size() == 1 ? ContiguousRamp(op->indices[0]) : nullptr;
   if (vt == elem) {
-    b_.CreateAlignedStore(
-        value, b_.CreateInBoundsGEP(mem, base->second, FlatIndex(buffer, op->indices)), align);
-  } else if (ramp != nullptr && elem.is_scalar()) {
-    b_.CreateAlignedStore(value, b_.CreateInBoundsGEP(mem, base->second, EmitIndex(ramp->base)),
+    b_.CreateAlignedStore(value, b_.CreateInBoundsGEP(mem, data, FlatIndex(buffer, op->indices)),
                           align);
+  } else if (ramp != nullptr && elem.is_scalar()) {
+    b_.CreateAlignedStore(value, b_.CreateInBoundsGEP(mem, data, EmitIndex(ramp->base)), align);
   } else if (elem.is_scalar()) {
-    llvm::Value* ptrs = b_.CreateInBoundsGEP(mem, base->second, FlatIndex(buffer, op->indices));
+    llvm::Value* ptrs = b_.CreateInBoundsGEP(mem, data, FlatIndex(buffer, op->indices));
     b_.CreateMaskedScatter(value, ptrs, align);
   } else {
     Fail(absl::StrCat("a vector store of ", vt.ToString(), " to buffer '", buffer.name(), "' of ",

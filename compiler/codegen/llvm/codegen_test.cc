@@ -3,6 +3,7 @@
 // and target strings.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "compiler/codegen/build.h"
@@ -180,6 +181,37 @@ TEST(CodegenTest, DuplicateFunctionNamesAreRefused) {
   absl::StatusOr<runtime::Module> m = codegen::Build({f, f}, kHost);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(), "function 'axpy': a function of this name exists");
+}
+
+// A stored value that binds let variables (round lowers to lets) while the store's buffer is
+// looked up: vectorized rounds, serial and parallel, compile and compute what std::round does.
+// (The store once held an iterator into the variable map across the value's emission, which a
+// let's insertion invalidated: a crash under AddressSanitizer, and at random without it.)
+TEST(CodegenTest, StoredValuesWithLetsRoundLikeStdRound) {
+  runtime::ThreadPool::Global().SetNumThreads(2);
+  for (bool parallel : {false, true}) {
+    const int64_t n = 200704;
+    te::Tensor a = te::placeholder({Dim(n)}, ir::kFloat32, "a");
+    te::Tensor out = te::compute(
+        {Dim(n)}, [&](Var i) { return ir::round(a(i)); }, "out");
+    schedule::Schedule s = schedule::create_schedule({out.op()});
+    auto split = s[out].split(Axis(out, 0), 8);
+    ASSERT_TRUE(split.ok());
+    ASSERT_TRUE(s[out].vectorize(split->inner).ok());
+    if (parallel) {
+      ASSERT_TRUE(s[out].parallel(split->outer).ok());
+    }
+    absl::StatusOr<ir::PrimFunc> f = transforms::Lower(s, {a, out}, "round");
+    ASSERT_TRUE(f.ok()) << f.status();
+    absl::StatusOr<runtime::Module> m = codegen::Build({*f}, kHost);
+    ASSERT_TRUE(m.ok()) << m.status();
+    runtime::NDArray x = Iota({n}, 0.25f), y = runtime::NDArray::Empty({n}, kF32);
+    for (int64_t i = 0; i < n; ++i) x.data<float>()[i] -= 1000.0f;  // halves of both signs
+    ASSERT_TRUE((*m->GetFunction("round"))({x.dl(), y.dl()}).ok());
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(y.data<float>()[i], std::round(x.data<float>()[i])) << x.data<float>()[i];
+    }
+  }
 }
 
 // The IR after optimization (or, with `assembly`, the assembly) of a*b+c under a target string.
