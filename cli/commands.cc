@@ -88,8 +88,8 @@ const std::vector<Command>& Commands() {
        "layers, ours and oneDNN interleaved, checked against libtorch); `bench model NAME --vs "
        "libtorch --threads T` (a whole network, ours and libtorch interleaved); `bench offload "
        "NAME "
-       "[--to vdla]` (Fig. 21: a network's int8 convolutions on the accelerator against the CPU "
-       "alone); `bench nightly "
+       "[--to vdla]` (Fig. 21: a network's int8 convolutions and dense layers on the accelerator "
+       "against the CPU alone); `bench nightly "
        "[--quick] [--baseline FILE] [--out DIR] [--update-baseline]` (the regression suite: "
        "history, verdict against the baseline, report)",
        [](Args args, std::ostream& out) {

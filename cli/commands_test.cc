@@ -173,16 +173,18 @@ TEST(CommandsTest, BenchOpsOnVdlaCountsCyclesWithAndWithoutLatencyHiding) {
       << o.out;
 }
 
-// DQN quantized for VDLA: its two convolutions of 16-multiple channels run on the RTL, equal to
-// the CPU-alone int8 network bit for bit, and the table of Fig. 21 ends in the speedup line.
-TEST(CommandsTest, BenchOffloadRunsDqnsConvolutionsOnVdla) {
+// DQN quantized for VDLA: its two convolutions of 16-multiple channels and its two dense layers
+// (the second's 18 outputs padded to 32) run on the RTL, equal to the CPU-alone int8 network bit
+// for bit, and the table of Fig. 21 ends in the speedup line.
+TEST(CommandsTest, BenchOffloadRunsDqnsLayersOnVdla) {
   Outcome o = RunTessel({"bench", "offload", "dqn", "--repeat", "1", "--calibration", "1"});
   ASSERT_EQ(o.exit_code, kExitOk) << o.err;
-  EXPECT_NE(o.out.find("network dqn: 2 of 3 convolutions int8 on vdla"), std::string::npos)
+  EXPECT_NE(o.out.find("network dqn: 4 of 5 layers (convolutions and dense) int8 on vdla"),
+            std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("offloaded = CPU-alone int8, bit for bit"), std::string::npos) << o.out;
   EXPECT_TRUE(std::regex_search(
-      o.out, std::regex("\nCPU \\+ vdla \\(int8 convolutions\\) +[0-9.]+ +[0-9.]+ +[0-9.]+\n")))
+      o.out, std::regex("\nCPU \\+ vdla \\(int8 layers\\) +[0-9.]+ +[0-9.]+ +[0-9.]+\n")))
       << o.out;
   EXPECT_TRUE(std::regex_search(o.out, std::regex("\ncpu/offload speedup = [0-9.]+\n$"))) << o.out;
 }

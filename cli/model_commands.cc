@@ -223,13 +223,12 @@ absl::StatusOr<std::vector<std::vector<runtime::NDArray>>> CalibrationInputs(
   return inputs;
 }
 
-// Convolution steps of the model that run on its offload.
-int OffloadedConvolutions(const driver::CompiledModel& m) {
+// Layer steps (convolutions and dense layers) of the model that run on its offload.
+int OffloadedLayers(const driver::CompiledModel& m) {
+  const std::vector<bool> layer = driver::LayerSteps(m);
   int n = 0;
-  for (const driver::CompiledStep& s : m.steps) {
-    const std::string& op = m.graph.nodes[static_cast<size_t>(s.master)].op;
-    const bool conv = op == "conv2d" || op == "conv2d_int8";
-    n += conv && m.kernels[static_cast<size_t>(s.kernel)].offloaded ? 1 : 0;
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    n += layer[i] && m.kernels[static_cast<size_t>(m.steps[i].kernel)].offloaded ? 1 : 0;
   }
   return n;
 }
@@ -294,8 +293,9 @@ absl::Status CompileCommand(std::span<const std::string> arg_words, std::ostream
                          model->kernels.size() - model->NumTuned(), model->facts.target.ToString());
   if (quantized) {
     out << absl::StrFormat(
-        "quantized %d of %d convolutions to int8, %d offloaded to %s (%d kernel%s)",
-        quantized->quantized, quantized->convolutions, OffloadedConvolutions(*model),
+        "quantized %d of %d layers (convolutions and dense) to int8, %d offloaded to %s (%d "
+        "kernel%s)",
+        quantized->quantized, quantized->layers, OffloadedLayers(*model),
         offload->accelerator.ToString(), model->NumOffloaded(),
         model->NumOffloaded() == 1 ? "" : "s");
     out << (quantized->kept_float.empty()

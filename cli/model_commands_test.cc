@@ -187,7 +187,7 @@ void WriteSmallConvNet(const fs::path& file) {
   ASSERT_TRUE(m.SerializeToOstream(&out));
 }
 
-// The ONNX model quantized and its int8 convolutions offloaded to VDLA, saved; `tessel run` runs
+// The ONNX model quantized and its int8 layers offloaded to VDLA, saved; `tessel run` runs
 // them on VDLA from the folder, and the outputs are near the float model's.
 TEST(CompileOffloadCommandTest, QuantizesOffloadsAndRunsFromTheFolder) {
   const fs::path onnx = TempPath("small_convnet.onnx");
@@ -196,7 +196,9 @@ TEST(CompileOffloadCommandTest, QuantizesOffloadsAndRunsFromTheFolder) {
   Outcome c = RunTessel(
       {"compile", onnx.string(), "--offload", "vdla", "--calibration", "2", "-o", dir.string()});
   ASSERT_EQ(c.exit_code, kExitOk) << c.err;
-  EXPECT_THAT(c.out, HasSubstr("quantized 2 of 3 convolutions to int8, 2 offloaded to vdla ("));
+  EXPECT_THAT(
+      c.out,
+      HasSubstr("quantized 2 of 3 layers (convolutions and dense) to int8, 2 offloaded to vdla ("));
   EXPECT_THAT(c.out, HasSubstr("; float32 on the CPU: conv_in: "));
   EXPECT_TRUE(fs::exists(dir / "kernels.vdla.json"));
   const fs::path float_dir = TempPath("float_model");

@@ -39,24 +39,16 @@ ArgSpec BenchOffloadSpec() {
 // Seeds of the inputs: calibration from 1000, the checks and timing from 1 (unseen).
 constexpr uint32_t kCalibrationSeed = 1000;
 
-// One model, run and timed: per round, the seconds of its convolutions and of the rest.
+// One model, run and timed: per round, the seconds of its layers (convolutions and dense layers)
+// and of the rest.
 struct Side {
   std::string name;
   driver::CompiledModel model;
   std::optional<runtime::GraphExecutor> executor;
-  std::vector<bool> conv_step;  // per step: a convolution (float or int8)
-  std::vector<double> conv_ms, other_ms, accelerator_ms, simulation_s;
+  std::vector<bool> layer_step;  // per step: a convolution or dense layer (float or int8)
+  std::vector<double> layer_ms, other_ms, accelerator_ms, simulation_s;
   int64_t cycles = 0, macs = 0;  // the accelerator's, in the last run
 };
-
-std::vector<bool> ConvSteps(const driver::CompiledModel& m) {
-  std::vector<bool> conv;
-  for (const driver::CompiledStep& s : m.steps) {
-    const std::string& op = m.graph.nodes[static_cast<size_t>(s.master)].op;
-    conv.push_back(op == "conv2d" || op == "conv2d_int8");
-  }
-  return conv;
-}
 
 absl::StatusOr<std::vector<NDArray>> RunAndTime(Side& side, const std::vector<NDArray>& input,
                                                 int clock_mhz, bool record) {
@@ -67,18 +59,18 @@ absl::StatusOr<std::vector<NDArray>> RunAndTime(Side& side, const std::vector<ND
   side.cycles = after.cycles - before.cycles;
   side.macs = after.macs - before.macs;
   if (!record) return out;
-  double conv = 0, other = 0, simulated = 0;
+  double layer = 0, other = 0, simulated = 0;
   for (size_t i = 0; i < seconds.size(); ++i) {
     const driver::CompiledKernel& k =
         side.model.kernels[static_cast<size_t>(side.model.steps[i].kernel)];
     if (k.offloaded) {
       simulated += seconds[i];
     } else {
-      (side.conv_step[i] ? conv : other) += seconds[i] * 1e3;
+      (side.layer_step[i] ? layer : other) += seconds[i] * 1e3;
     }
   }
   const double accelerator = static_cast<double>(side.cycles) / (clock_mhz * 1e3);
-  side.conv_ms.push_back(conv + accelerator);
+  side.layer_ms.push_back(layer + accelerator);
   side.other_ms.push_back(other);
   side.accelerator_ms.push_back(accelerator);
   side.simulation_s.push_back(simulated);
@@ -160,8 +152,8 @@ absl::Status BenchOffload(std::span<const std::string> arg_words, std::ostream& 
   }
   TESSEL_ASSIGN_OR_RETURN(const driver::QuantizedModel q,
                           driver::QuantizeForAccelerator(g, *accelerator, calibration_inputs));
-  out << absl::StrFormat("network %s: %d of %d convolutions int8 on %s", name, q.quantized,
-                         q.convolutions, accelerator->ToString());
+  out << absl::StrFormat("network %s: %d of %d layers (convolutions and dense) int8 on %s", name,
+                         q.quantized, q.layers, accelerator->ToString());
   out << (q.kept_float.empty()
               ? "\n"
               : absl::StrCat("; float32 on the CPU: ", absl::StrJoin(q.kept_float, "; "), "\n"));
@@ -169,8 +161,8 @@ absl::Status BenchOffload(std::span<const std::string> arg_words, std::ostream& 
   const target::Target host = target::NativeTarget();
   std::vector<Side> sides(3);
   sides[0].name = "CPU alone, float32";
-  sides[1].name = "CPU alone, int8 convolutions";
-  sides[2].name = absl::StrCat("CPU + ", accelerator->kind(), " (int8 convolutions)");
+  sides[1].name = "CPU alone, int8 layers";
+  sides[2].name = absl::StrCat("CPU + ", accelerator->kind(), " (int8 layers)");
   for (size_t s = 0; s < sides.size(); ++s) {
     const graph::Graph& model_graph = s == 0 ? g : q.graph;
     driver::CompileOptions options{.run_threads = static_cast<int>(threads)};
@@ -181,7 +173,7 @@ absl::Status BenchOffload(std::span<const std::string> arg_words, std::ostream& 
                           absl::StrCat(sides[s].name, ": ", m.status().message()));
     }
     sides[s].model = *std::move(m);
-    sides[s].conv_step = ConvSteps(sides[s].model);
+    sides[s].layer_step = driver::LayerSteps(sides[s].model);
     TESSEL_ASSIGN_OR_RETURN(
         runtime::GraphExecutor e,
         driver::MakeExecutor(sides[s].model, {.threads = static_cast<int>(threads)}));
@@ -239,16 +231,16 @@ absl::Status BenchOffload(std::span<const std::string> arg_words, std::ostream& 
           : 0,
       static_cast<double>(CopiedBytes(accelerated.model)) / 1e6,
       runtime::Median(accelerated.simulation_s));
-  out << absl::StrFormat("%-42s %12s %10s %10s\n", "configuration", "conv ms", "other ms",
+  out << absl::StrFormat("%-42s %12s %10s %10s\n", "configuration", "layers ms", "other ms",
                          "total ms");
   std::vector<double> totals_ms;
   for (const Side& side : sides) {
-    const double conv = runtime::Median(side.conv_ms), other = runtime::Median(side.other_ms);
-    totals_ms.push_back(conv + other);
-    out << absl::StrFormat("%-42s %12.3f %10.3f %10.3f\n", side.name, conv, other, conv + other);
+    const double layer = runtime::Median(side.layer_ms), other = runtime::Median(side.other_ms);
+    totals_ms.push_back(layer + other);
+    out << absl::StrFormat("%-42s %12.3f %10.3f %10.3f\n", side.name, layer, other, layer + other);
   }
   out << absl::StrFormat(
-      "(medians over %d rounds; the accelerator's convolutions at its clock, %.3f ms, "
+      "(medians over %d rounds; the accelerator's layers at its clock, %.3f ms, "
       "the rest measured on this CPU)\n",
       repeat, runtime::Median(accelerated.accelerator_ms));
   out << absl::StrFormat("cpu/offload speedup = %.3f\n", totals_ms[0] / totals_ms[2]);

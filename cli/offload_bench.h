@@ -7,12 +7,12 @@
 #include <string>
 
 // `tessel bench offload NETWORK [--to vdla] ...`: the paper's Fig. 21, a network's convolutions
-// offloaded to the accelerator, against the CPU alone.
+// and dense layers offloaded to the accelerator, against the CPU alone.
 //
 // The network (workloads/networks) is quantized for the accelerator (driver/quantize_model.h:
-// every convolution it takes becomes int8, calibrated on --calibration seeded inputs of the
-// workload) and compiled three ways for this CPU: the float network, the quantized network on
-// the CPU alone, and the quantized network with its int8 convolutions offloaded
+// every convolution and dense layer it takes becomes int8, calibrated on --calibration seeded
+// inputs of the workload) and compiled three ways for this CPU: the float network, the quantized
+// network on the CPU alone, and the quantized network with its int8 layers offloaded
 // (CompileOptions::offload). On an input calibration did not see, the offloaded outputs must
 // equal the quantized CPU's bit for bit (an error otherwise), and the quantized network's
 // distance from the float one is printed (relative L2 error, top-1 agreement over 4 inputs).

@@ -1,7 +1,8 @@
-// conv2d_int8: int8 data and weights, the int32 sums' low 8 bits, or with `shift` the sums plus an
-// int32 bias requantized (OPERATORS.md). Torch has no such int8 convolution; the sums are computed
-// with float64 convolution, exact for these values (each product at most 2^14, fewer than 2^39
-// terms), then wrapped or requantized here. quantize and dequantize (nn/quantize.h) likewise.
+// conv2d_int8 and dense_int8: int8 data and weights, the int32 sums' low 8 bits, or with `shift`
+// the sums plus an int32 bias requantized (OPERATORS.md). Torch has no such int8 convolution or
+// product; the sums are computed with float64 convolution or matrix product, exact for these values
+// (each product at most 2^14, fewer than 2^39 terms), then wrapped or requantized here. quantize
+// and dequantize (nn/quantize.h) likewise.
 #include <ATen/ATen.h>
 
 #include "baselines/torch/forms.h"
@@ -19,6 +20,21 @@ namespace {
 constexpr DLDataType kInt8{kDLInt, 8, 1};
 constexpr DLDataType kInt32{kDLInt, 32, 1};
 
+// The int64 sums as int8: with `requantize`, (sums + bias) >> shift clipped (bias broadcast
+// against sums); without it, their low 8 bits.
+Outputs Narrow(const at::Tensor& sums, const at::Tensor& bias,
+               const std::optional<ops::nn::Requantize>& requantize) {
+  if (requantize) {
+    // An arithmetic shift right is a division rounding toward minus infinity.
+    const at::Tensor shifted = at::floor_divide(sums + bias, int64_t{1} << requantize->shift);
+    const at::Tensor clipped = at::clamp(shifted, requantize->relu ? 0 : -127, 127);
+    return std::vector<runtime::NDArray>{FromTorch(clipped.to(at::kChar))};
+  }
+  // The low 8 bits as a two's complement int8: ((s & 255) ^ 128) - 128.
+  const at::Tensor low = at::bitwise_xor(at::bitwise_and(sums, 255), 128) - 128;
+  return std::vector<runtime::NDArray>{FromTorch(low.to(at::kChar))};
+}
+
 Outputs Conv2dInt8(const std::string& op, const ops::OpArgs& args,
                    const std::vector<runtime::NDArray>& inputs) {
   TESSEL_ASSIGN_OR_RETURN(const Conv2dForm f, ReadConv2d(op, args, /*groups_and_dilation=*/false));
@@ -33,16 +49,30 @@ Outputs Conv2dInt8(const std::string& op, const ops::OpArgs& args,
   const at::Tensor padded = at::constant_pad_nd(data, {f.pad[1], f.pad[3], f.pad[0], f.pad[2]}, 0);
   const at::Tensor sums = at::round(at::conv2d(padded, weight, {}, f.stride)).to(at::kLong);
   TESSEL_CHECK(sums.sizes().vec() == (std::vector<int64_t>{f.n, f.oc, f.oh, f.ow}));
-  if (requantize) {
-    const at::Tensor biased = sums + ToTorch(inputs[2]).to(at::kLong).view({1, f.oc, 1, 1});
-    // An arithmetic shift right is a division rounding toward minus infinity.
-    const at::Tensor shifted = at::floor_divide(biased, int64_t{1} << requantize->shift);
-    const at::Tensor clipped = at::clamp(shifted, requantize->relu ? 0 : -127, 127);
-    return std::vector<runtime::NDArray>{FromTorch(clipped.to(at::kChar))};
-  }
-  // The low 8 bits as a two's complement int8: ((s & 255) ^ 128) - 128.
-  const at::Tensor low = at::bitwise_xor(at::bitwise_and(sums, 255), 128) - 128;
-  return std::vector<runtime::NDArray>{FromTorch(low.to(at::kChar))};
+  at::Tensor bias;
+  if (requantize) bias = ToTorch(inputs[2]).to(at::kLong).view({1, f.oc, 1, 1});
+  return Narrow(sums, bias, requantize);
+}
+
+// dense_int8: the sums by a float64 matrix product, narrowed as conv2d_int8's.
+Outputs DenseInt8(const std::string& op, const ops::OpArgs& args,
+                  const std::vector<runtime::NDArray>& inputs) {
+  ops::ArgReader reader(op, args);
+  TESSEL_ASSIGN_OR_RETURN(const int64_t m, reader.Extent("m"));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t n, reader.Extent("n"));
+  TESSEL_ASSIGN_OR_RETURN(const int64_t k, reader.Extent("k"));
+  TESSEL_ASSIGN_OR_RETURN(const std::optional<ops::nn::Requantize> requantize,
+                          ops::nn::ReadRequantize(op, args));
+  std::vector<InputSpec> specs = {{"data", {m, k}, kInt8}, {"weight", {n, k}, kInt8}};
+  if (requantize) specs.push_back({"bias", {n}, kInt32});
+  TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, specs));
+  const at::Tensor data = ToTorch(inputs[0]).to(at::kDouble);
+  const at::Tensor weight = ToTorch(inputs[1]).to(at::kDouble);
+  const at::Tensor sums = at::round(at::mm(data, weight.t())).to(at::kLong);
+  TESSEL_CHECK(sums.sizes().vec() == (std::vector<int64_t>{m, n}));
+  at::Tensor bias;
+  if (requantize) bias = ToTorch(inputs[2]).to(at::kLong).view({1, n});
+  return Narrow(sums, bias, requantize);
 }
 
 // quantize: the product x * factor in float32 as ours (nn::QuantizeFactor), its rounding (halves
@@ -67,7 +97,10 @@ Outputs Quantize(const std::string& op, const ops::OpArgs& args,
 }  // namespace
 
 std::vector<ReferenceEntry> Int8References() {
-  return {{"conv2d_int8", Conv2dInt8}, {"quantize", Quantize}, {"dequantize", Quantize}};
+  return {{"conv2d_int8", Conv2dInt8},
+          {"dense_int8", DenseInt8},
+          {"quantize", Quantize},
+          {"dequantize", Quantize}};
 }
 
 }  // namespace tessel::baselines::internal

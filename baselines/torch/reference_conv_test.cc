@@ -1,5 +1,5 @@
-// conv2d, conv2d_transpose and the bit-serial operators against naive loops and hand-computed
-// values.
+// conv2d, conv2d_transpose, the bit-serial and int8 operators against naive loops and
+// hand-computed values.
 #include <gtest/gtest.h>
 
 #include "baselines/torch/reference.h"
@@ -228,6 +228,69 @@ TEST(TorchReferenceConvTest, Conv2dInt8KeepsTheSumsLowEightBitsByHand) {
   ops::OpArgs relu_alone = args;
   relu_alone["relu"] = true;
   EXPECT_FALSE(TorchReference("conv2d_int8", relu_alone, {data, weight}).ok());
+}
+
+TEST(TorchReferenceConvTest, DenseInt8WrapsAndRequantizesByHand) {
+  // data [[127, -128, 3]], weight rows [127, 127, 127] and [-128, -128, 1]:
+  //   sum 0 = 127 * (127 - 128 + 3) = 254 = 0xFE -> -2,
+  //   sum 1 = -16256 + 16384 + 3 = 131 = 0x83 -> -125 (the low byte, not a clip to 127).
+  NDArray data = NDArray::Empty({1, 3}, {kDLInt, 8, 1});
+  NDArray weight = NDArray::Empty({2, 3}, {kDLInt, 8, 1});
+  const int8_t d[] = {127, -128, 3}, w[] = {127, 127, 127, -128, -128, 1};
+  std::copy(d, d + 3, data.data<int8_t>());
+  std::copy(w, w + 6, weight.data<int8_t>());
+  const ops::OpArgs args = {{"m", 1}, {"n", 2}, {"k", 3}};
+  absl::StatusOr<std::vector<NDArray>> out = TorchReference("dense_int8", args, {data, weight});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const NDArray& got = out->at(0);
+  ASSERT_EQ(got.shape(), (std::vector<int64_t>{1, 2}));
+  ASSERT_EQ(got.dtype().code, kDLInt);
+  ASSERT_EQ(got.dtype().bits, 8);
+  const int8_t* g = got.data<int8_t>();
+  EXPECT_EQ(std::vector<int>(g, g + 2), (std::vector<int>{-2, -125}));
+
+  // Requantized with bias [2, -300]: sums 256 and -169, shifted arithmetically (toward minus
+  // infinity: -169 >> 8 = -1, -169 >> 1 = -85) and clipped to [-127 or 0, 127].
+  NDArray bias = NDArray::Empty({2}, {kDLInt, 32, 1});
+  bias.data<int32_t>()[0] = 2;
+  bias.data<int32_t>()[1] = -300;
+  struct Case {
+    int shift;
+    bool relu;
+    std::vector<int> want;
+  };
+  for (const Case& c : {Case{8, false, {1, -1}}, Case{8, true, {1, 0}}, Case{0, false, {127, -127}},
+                        Case{1, false, {127, -85}}, Case{31, false, {0, -1}}}) {
+    ops::OpArgs requantized = args;
+    requantized["shift"] = c.shift;
+    requantized["relu"] = c.relu;
+    out = TorchReference("dense_int8", requantized, {data, weight, bias});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const int8_t* r = out->at(0).data<int8_t>();
+    EXPECT_EQ(std::vector<int>(r, r + 2), c.want) << c.shift << " " << c.relu;
+  }
+
+  // Errors name the key or the input.
+  auto error = [](const ops::OpArgs& a, const std::vector<NDArray>& inputs) {
+    absl::StatusOr<std::vector<NDArray>> o = TorchReference("dense_int8", a, inputs);
+    EXPECT_FALSE(o.ok());
+    return o.ok() ? std::string() : std::string(o.status().message());
+  };
+  ops::OpArgs relu_alone = args;
+  relu_alone["relu"] = true;
+  EXPECT_NE(error(relu_alone, {data, weight}).find("'relu'"), std::string::npos);
+  ops::OpArgs shift32 = args;
+  shift32["shift"] = 32;
+  EXPECT_NE(error(shift32, {data, weight, bias}).find("'shift'"), std::string::npos);
+  ops::OpArgs shifted = args;
+  shifted["shift"] = 8;
+  EXPECT_NE(error(shifted, {data, weight}).find("expected 3 inputs (data, weight, bias), got 2"),
+            std::string::npos);
+  NDArray floats = NDArray::Empty({1, 3}, {kDLFloat, 32, 1});
+  EXPECT_NE(error(args, {floats, weight}).find("input 0 (data) has dtype float32, expected int8"),
+            std::string::npos);
+  NDArray wide = NDArray::Empty({2, 4}, {kDLInt, 8, 1});
+  EXPECT_NE(error(args, {data, wide}).find("input 1 (weight) has shape [2, 4]"), std::string::npos);
 }
 
 TEST(TorchReferenceConvTest, BitserialDenseBipolarByHand) {

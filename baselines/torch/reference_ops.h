@@ -34,7 +34,7 @@ std::vector<ReferenceEntry> NnReferences();
 std::vector<ReferenceEntry> TransformReferences();
 // bitserial_conv2d, bitserial_dense.
 std::vector<ReferenceEntry> BitserialReferences();
-// conv2d_int8.
+// conv2d_int8, dense_int8, quantize, dequantize.
 std::vector<ReferenceEntry> Int8References();
 
 }  // namespace tessel::baselines::internal

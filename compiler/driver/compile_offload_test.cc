@@ -1,6 +1,7 @@
-// A quantized network with its convolutions offloaded to VDLA (the RTL simulator) against the
-// same quantized network compiled for the CPU alone: bit for bit. The network: testing::SmallResNet
-// (test_graphs.h), whose first 3-channel convolution VDLA does not take.
+// A quantized network with its convolutions and dense layer offloaded to VDLA (the RTL simulator)
+// against the same quantized network compiled for the CPU alone: bit for bit. The network:
+// testing::SmallResNet (test_graphs.h), whose first 3-channel convolution VDLA does not take and
+// whose classifier's 10 outputs VDLA computes padded to a block of 16.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -45,12 +46,12 @@ target::Target Parse(const std::string& text) {
   return *t;
 }
 
-TEST(CompileOffloadTest, VdlaConvolutionsEqualTheCpuBitForBit) {
+TEST(CompileOffloadTest, VdlaLayersEqualTheCpuBitForBit) {
   const graph::Graph g = SmallResNet();
   absl::StatusOr<QuantizedModel> q = QuantizeForAccelerator(g, Parse("vdla"), {Image(1), Image(2)});
   ASSERT_TRUE(q.ok()) << q.status();
-  EXPECT_EQ(q->convolutions, 6);
-  EXPECT_EQ(q->quantized, 5);  // all but the first
+  EXPECT_EQ(q->layers, 7);
+  EXPECT_EQ(q->quantized, 6);  // all but the first convolution
   ASSERT_EQ(q->kept_float.size(), 1u);
   EXPECT_NE(q->kept_float[0].find("conv1"), std::string::npos) << q->kept_float[0];
 
@@ -60,14 +61,14 @@ TEST(CompileOffloadTest, VdlaConvolutionsEqualTheCpuBitForBit) {
   absl::StatusOr<CompiledModel> offloaded =
       Compile(q->graph, Parse("llvm"), nullptr, {.offload = "vdla"});
   ASSERT_TRUE(offloaded.ok()) << offloaded.status();
-  EXPECT_EQ(offloaded->NumOffloaded(), 5);  // distinct (shape, shift, relu) tasks
+  EXPECT_EQ(offloaded->NumOffloaded(), 6);  // distinct (shape, shift, relu) tasks
 
   const std::vector<NDArray> image = Image(3);
   const NDArray want = RunOnce(*cpu, image);
   const runtime::vdla::RunTotals before = runtime::vdla::Totals();
   const NDArray got = RunOnce(*offloaded, image);
   const runtime::vdla::RunTotals after = runtime::vdla::Totals();
-  EXPECT_EQ(after.runs - before.runs, 5);
+  EXPECT_EQ(after.runs - before.runs, 6);
   EXPECT_GT(after.cycles, before.cycles);
   ASSERT_EQ(want.NumBytes(), got.NumBytes());
   EXPECT_EQ(std::memcmp(want.data<float>(), got.data<float>(), want.NumBytes()), 0);

@@ -316,7 +316,18 @@ absl::StatusOr<TestGraph> Int8Graph() {
   const ValueId w1 = b.Constant("w1", RandomArray({16, 16, 1, 1}, kInt8, -127, 128, 7));
   y = b.Op("conv2d_int8", {q, w1}, {{"stride", {2, 2}}}, "conv_wrapped");
   b.Output(b.Op("dequantize", {y}, {{"scale", 0.5}}, "dq_wrapped"));
-  return Finish(b, {xv});
+  // dense_int8 on rows of another input: requantized with a bias, and wrapped.
+  runtime::NDArray vv = d.Next({3, 50});
+  const ValueId v = b.Input("v", {{3, 50}});
+  const ValueId qv = b.Op("quantize", {v}, {{"scale", 1.0 / 127}}, "qv");
+  const ValueId wd = b.Constant("wd", RandomArray({18, 50}, kInt8, -127, 128, 8));
+  const ValueId bd = b.Constant("bd", RandomArray({18}, kInt32, -4096, 4096, 9));
+  y = b.Op("dense_int8", {qv, wd, bd}, {{"shift", 8}}, "dense_requantized");
+  b.Output(b.Op("dequantize", {y}, {{"scale", 0.05}}, "dq_dense"));
+  const ValueId wd1 = b.Constant("wd1", RandomArray({7, 50}, kInt8, -127, 128, 10));
+  y = b.Op("dense_int8", {qv, wd1}, {}, "dense_wrapped");
+  b.Output(b.Op("dequantize", {y}, {{"scale", 0.5}}, "dq_dense_wrapped"));
+  return Finish(b, {xv, vv});
 }
 
 }  // namespace tessel::driver::testing

@@ -41,7 +41,8 @@ absl::StatusOr<TestGraph> RecurrentGraph();
 absl::StatusOr<TestGraph> BitserialGraph();
 
 // Int8 operators: x [1, 16, 6, 6] quantized, then a requantized 3x3 conv2d_int8 with a bias and
-// relu and a wrapping 1x1 strided one (the sums' low 8 bits), each dequantized.
+// relu and a wrapping 1x1 strided one (the sums' low 8 bits); v [3, 50] quantized, then a
+// requantized dense_int8 with a bias (18 outputs) and a wrapping one (7); each dequantized.
 absl::StatusOr<TestGraph> Int8Graph();
 
 // LSTM gates as a PyTorch export computes them, element-wise: from gate inputs i, f, g, o and

@@ -227,6 +227,7 @@ std::vector<OpDef> AllOpDefs() {
       Def("bitserial_dense", P::kOpaque, 2, 2, DenseArgs("bitserial_dense", false)),
       // data, weight, and the bias when `shift` requantizes (the logical signature checks).
       Def("conv2d_int8", P::kOpaque, 2, 3, ConvArgs("conv2d_int8")),
+      Def("dense_int8", P::kOpaque, 2, 3, DenseArgs("dense_int8", false)),
       Def("quantize", P::kElemWise, 1, 1, ShapeArgs("quantize")),
       Def("dequantize", P::kElemWise, 1, 1, ShapeArgs("dequantize")),
   };

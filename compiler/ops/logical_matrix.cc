@@ -1,11 +1,12 @@
-// Logical signatures of the matrix products: dense, matmul, batch_matmul, the recurrent cells
-// (rnn_cell, lstm_cell) and bitserial_dense.
+// Logical signatures of the matrix products: dense, dense_int8, matmul, batch_matmul, the recurrent
+// cells (rnn_cell, lstm_cell) and bitserial_dense.
 #include <cmath>
 
 #include "compiler/ops/logical_op_internal.h"
 #include "compiler/ops/nn/batch_matmul.h"
 #include "compiler/ops/nn/bitserial.h"
 #include "compiler/ops/nn/dense.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/rnn.h"
 #include "compiler/support/status_macros.h"
 
@@ -29,6 +30,12 @@ absl::StatusOr<LogicalSignature> Dense(const std::string& op, const OpArgs& args
   }
   s.outputs = {SpecOf(out, "out")};
   return s;
+}
+
+// The int8 product (DenseInt8Signature).
+absl::StatusOr<LogicalSignature> DenseInt8(const std::string& op, const OpArgs& args) {
+  TESSEL_ASSIGN_OR_RETURN(const nn::DenseInt8Args a, nn::ReadDenseInt8Args(op, args));
+  return DenseInt8Signature(a.m, a.n, a.k, a.requantize.has_value());
 }
 
 // matmul (batched false) and batch_matmul (the keys and axes of a leading batch).
@@ -109,6 +116,7 @@ absl::StatusOr<LogicalSignature> BitserialDense(const std::string& op, const OpA
 
 void AddMatrixOps(SignatureTable& table) {
   table["dense"] = Dense;
+  table["dense_int8"] = DenseInt8;
   table["matmul"] = [](const std::string& op, const OpArgs& args) {
     return Matmul(op, args, false);
   };
@@ -121,3 +129,15 @@ void AddMatrixOps(SignatureTable& table) {
 }
 
 }  // namespace tessel::ops::logical
+
+namespace tessel::ops {
+
+LogicalSignature DenseInt8Signature(int64_t m, int64_t n, int64_t k, bool requantized) {
+  const DLDataType i8{kDLInt, 8, 1}, i32{kDLInt, 32, 1};
+  LogicalSignature s{{{"data", {m, k}, i8, -128, 128}, {"weight", {n, k}, i8, -128, 128}},
+                     {{"out", {m, n}, i8, -128, 128}}};
+  if (requantized) s.inputs.push_back({"bias", {n}, i32, -(1 << 16), 1 << 16});
+  return s;
+}
+
+}  // namespace tessel::ops

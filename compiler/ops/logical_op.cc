@@ -41,6 +41,11 @@ absl::StatusOr<LogicalSignature> LogicalSignatureOf(const std::string& op, const
   return it->second(op, args);
 }
 
+void SetLogicalSignature(OpProgram& p, LogicalSignature s) {
+  p.logical_inputs = std::move(s.inputs);
+  p.logical_outputs = std::move(s.outputs);
+}
+
 std::vector<std::string> LogicalOpNames() {
   std::vector<std::string> names;
   for (const auto& [name, fn] : Table()) names.push_back(name);
@@ -63,8 +68,6 @@ LogicalSignature BitserialSignature(const te::Tensor& data, std::vector<int64_t>
       {SpecOf(data, "data", 0, static_cast<double>(int64_t{1} << bits.activation_bits)), weight},
       {SpecOf(out, "out")}};
 }
-
-
 
 te::Tensor Placeholder(const std::vector<int64_t>& shape, const std::string& name,
                        ir::DataType dtype) {

@@ -40,6 +40,13 @@ absl::StatusOr<LogicalSignature> LogicalSignatureOf(const std::string& op, const
 // drawn about the sums' typical magnitude; int8 out), which its templates declare too.
 LogicalSignature Conv2dInt8Signature(const nn::Conv2dAttrs& a, bool requantized);
 
+// dense_int8's likewise: data [m, k] and weight [n, k] int8, with `shift` a bias [n] int32; out
+// [m, n] int8.
+LogicalSignature DenseInt8Signature(int64_t m, int64_t n, int64_t k, bool requantized);
+
+// Declares s as program p's logical inputs and outputs.
+void SetLogicalSignature(OpProgram& p, LogicalSignature s);
+
 // The operators LogicalSignatureOf knows, sorted.
 std::vector<std::string> LogicalOpNames();
 

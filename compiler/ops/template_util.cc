@@ -12,6 +12,14 @@ search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann:
   return *config;
 }
 
+std::vector<int64_t> Divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
 absl::StatusOr<target::GpuFacts> RequireGpu(const std::string& what,
                                             const target::TargetFacts& facts) {
   if (facts.gpu.has_value()) return *facts.gpu;

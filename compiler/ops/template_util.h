@@ -2,8 +2,10 @@
 
 #include <absl/status/statusor.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/template.h"
@@ -11,12 +13,15 @@
 #include "compiler/target/target_facts.h"
 #include "search/space/config_space.h"
 
-// Small helpers every template library uses (x86, GPU, Mali).
+// Small helpers every template library uses (x86, GPU, Mali, VDLA).
 namespace tessel::ops {
 
 // The config of space with these "knobs" (a check: the templates' fallbacks are points of their
 // spaces).
 search::Config ConfigFromKnobs(const search::ConfigSpace& space, const nlohmann::json& knobs);
+
+// The divisors of n >= 1, ascending (a tile knob's values).
+std::vector<int64_t> Divisors(int64_t n);
 
 // The target's GPU facts; InvalidArgument "<what>: needs a GPU target (cuda or opencl); target
 // '<target>' is not a GPU" for a target without them.

@@ -133,6 +133,7 @@ std::map<std::string, ops::OpArgs>* MakeArgsTable() {
         {"pad", {1, 1, 1, 1}},
         {"shift", 9},
         {"relu", true}}},
+      {"dense_int8.x86", {{"m", 3}, {"n", 18}, {"k", 50}, {"shift", 8}, {"relu", true}}},
       {"power.x86", {{"a_shape", {2, 16, 5, 9}}, {"b_shape", {16, 1, 1}}}},
       {"lrn.x86", {{"n", 1}, {"c", 8}, {"h", 3}, {"w", 11}, {"size", 5}}},
   };

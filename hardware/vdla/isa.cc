@@ -304,6 +304,21 @@ const char* ModuleName(Module m) {
   return "?";
 }
 
+std::optional<DramExtent> DramExtentOf(const MemInsn& m, uint64_t entry_bytes) {
+  if (m.y_size == 0 || m.x_size == 0) return std::nullopt;
+  const uint64_t last =
+      uint64_t{m.dram_base} + (uint64_t{m.y_size} - 1) * m.x_stride + (uint64_t{m.x_size} - 1);
+  return DramExtent{m.dram_base, last, entry_bytes};
+}
+
+std::string DramOverrunMessage(const DramExtent& e, uint64_t dram_bytes) {
+  const std::string entries = e.first == e.last
+                                  ? absl::StrCat("DRAM entry ", e.first)
+                                  : absl::StrCat("DRAM entries ", e.first, "-", e.last);
+  return absl::StrCat(entries, " (bytes ", e.begin_byte(), "-", e.end_byte() - 1, ") beyond the ",
+                      dram_bytes, " bytes of DRAM");
+}
+
 std::string ToString(const Insn& insn) {
   if (const auto* m = std::get_if<MemInsn>(&insn)) {
     return absl::StrCat(m->opcode == Opcode::kLoad ? "LOAD " : "STORE ", MemTypeName(m->type),

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -135,6 +136,24 @@ Uop DecodeUop(uint32_t bits);
 enum class Module : uint8_t { kLoad = 0, kCompute = 1, kStore = 2 };
 absl::StatusOr<Module> Route(const Insn& insn);
 const char* ModuleName(Module m);
+
+// The DRAM a LOAD or STORE moves, in entries of `entry_bytes` bytes (the memory type's entry):
+// from dram_base to its last entry dram_base + (y_size-1)*x_stride + (x_size-1), the largest it
+// touches (rows x_stride apart, so not every entry between them); padding moves none. Both
+// simulators refuse a LOAD or STORE whose extent ends past DRAM before it moves anything.
+struct DramExtent {
+  uint64_t first = 0, last = 0;  // entries
+  uint64_t entry_bytes = 0;
+  uint64_t begin_byte() const { return first * entry_bytes; }
+  uint64_t end_byte() const { return (last + 1) * entry_bytes; }  // one past the last byte
+  bool Passes(uint64_t dram_bytes) const { return end_byte() > dram_bytes; }
+  bool operator==(const DramExtent&) const = default;
+};
+// nullopt when it moves nothing (y_size or x_size 0).
+std::optional<DramExtent> DramExtentOf(const MemInsn& m, uint64_t entry_bytes);
+// What both simulators say of an extent that passes DRAM's end: "DRAM entries 40-47 (bytes
+// 640-767) beyond the 512 bytes of DRAM" ("DRAM entry 40 (bytes 640-655) ..." for one entry).
+std::string DramOverrunMessage(const DramExtent& extent, uint64_t dram_bytes);
 
 // One line for error messages and dumps: "LOAD inp sram=0 dram=16 y=1 x=4 stride=4 pad=0,0,1,1
 // [pop_next]".

@@ -122,6 +122,29 @@ TEST(IsaTest, InstructionsRouteToTheirModules) {
             std::string::npos);
 }
 
+// The extent runs from dram_base to the last row's last entry, whatever the padding; at the
+// fields' extremes it passes 32 bits without wrapping.
+TEST(IsaTest, DramExtentIsFromTheBaseToTheLastRowsLastEntry) {
+  MemInsn m{Opcode::kLoad, {}, MemType::kInput, 0, 40, 3, 2, 5, 1, 1, 1, 1};
+  EXPECT_EQ(DramExtentOf(m, 16), (DramExtent{40, 51, 16}));  // 40 + 2*5 + 1
+  EXPECT_EQ(DramExtentOf(m, 16)->begin_byte(), 640u);
+  EXPECT_EQ(DramExtentOf(m, 16)->end_byte(), 832u);
+  EXPECT_FALSE(DramExtentOf(m, 16)->Passes(832));
+  EXPECT_TRUE(DramExtentOf(m, 16)->Passes(831));
+  m.x_stride = 0;  // rows over one another
+  EXPECT_EQ(DramExtentOf(m, 16), (DramExtent{40, 41, 16}));
+  m.y_size = 0;
+  EXPECT_EQ(DramExtentOf(m, 16), std::nullopt);
+  const uint32_t most16 = (1u << 16) - 1;
+  const MemInsn far{Opcode::kStore, {}, MemType::kOutput, 0, 0xffffffffu, most16, most16, most16};
+  const uint64_t last = 0xffffffffull + uint64_t{most16 - 1} * most16 + most16 - 1;
+  EXPECT_EQ(DramExtentOf(far, 4), (DramExtent{0xffffffffu, last, 4}));
+  EXPECT_EQ(DramOverrunMessage(DramExtent{40, 51, 16}, 512),
+            "DRAM entries 40-51 (bytes 640-831) beyond the 512 bytes of DRAM");
+  EXPECT_EQ(DramOverrunMessage(DramExtent{40, 40, 256}, 8192),
+            "DRAM entry 40 (bytes 10240-10495) beyond the 8192 bytes of DRAM");
+}
+
 TEST(ConfigTest, ThePapersConfigurationIsBuildable) {
   const Config c;
   EXPECT_TRUE(CheckBuildable(c).ok()) << CheckBuildable(c);

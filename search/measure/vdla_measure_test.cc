@@ -110,6 +110,35 @@ TEST(VdlaMeasureTest, OutputsUnlikeTheReferenceAreWrongAnswers) {
   EXPECT_THAT(r->at(0).error_message, HasSubstr("the reference"));
 }
 
+// dense_int8.vdla on extents that are not in blocks (padded by the template): every valid config
+// of its space (all fit the buffers at this size) is the reference's product bit for bit.
+TEST(VdlaMeasureTest, DenseLayersMatchTheReferenceInEveryConfig) {
+  MeasureFn measure = VdlaMeasureFn({.reference = TorchReferenceFn()});
+  for (const bool requantized : {false, true}) {
+    Task task{.template_name = "dense_int8.vdla",
+              .args = {{"m", 2}, {"n", 40}, {"k", 72}},
+              .target = *target::Target::Parse("vdla")};
+    if (requantized) {
+      task.args["shift"] = 7;
+      task.args["relu"] = true;
+    }
+    const ConfigSpace space = *Space(task, *target::DescribeTarget(task.target));
+    std::vector<Config> all;
+    for (int64_t i = 0; i < space.size(); ++i) {
+      absl::StatusOr<Config> c = space.Get(i);
+      ASSERT_TRUE(c.ok()) << c.status();
+      if (space.Validate(*c).ok()) all.push_back(*c);
+    }
+    ASSERT_GE(all.size(), 10u);
+    absl::StatusOr<std::vector<MeasureResult>> r = measure(task, all);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (size_t i = 0; i < all.size(); ++i) {
+      EXPECT_EQ((*r)[i].error, ErrorKind::kNone)
+          << all[i].ToJson().dump() << ": " << (*r)[i].error_message;
+    }
+  }
+}
+
 TEST(VdlaMeasureTest, TuningByCyclesFindsAValidConfig) {
   MeasureFn measure = VdlaMeasureFn({.reference = TorchReferenceFn()});
   TunerOptions options;

@@ -14,6 +14,16 @@ absl::StatusOr<DenseArgs> ReadDenseArgs(const std::string& name, const OpArgs& a
   return a;
 }
 
+absl::StatusOr<DenseInt8Args> ReadDenseInt8Args(const std::string& name, const OpArgs& args) {
+  ArgReader r(name, args);
+  DenseInt8Args a{};
+  TESSEL_ASSIGN_OR_RETURN(a.m, r.Extent("m"));
+  TESSEL_ASSIGN_OR_RETURN(a.n, r.Extent("n"));
+  TESSEL_ASSIGN_OR_RETURN(a.k, r.Extent("k"));
+  TESSEL_ASSIGN_OR_RETURN(a.requantize, ReadRequantize(name, args));
+  return a;
+}
+
 absl::StatusOr<MatmulArgs> ReadMatmulArgs(const std::string& name, bool batched,
                                           const OpArgs& args) {
   ArgReader r(name, args);

@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -55,27 +56,46 @@ absl::StatusOr<std::optional<runtime::Function>> CompileToCheck(const OpProgram&
   return std::optional<runtime::Function>(std::move(f));
 }
 
+absl::StatusOr<std::optional<ConfigRun>> RunConfig(const Template& t, const OpArgs& args,
+                                                   const search::Config& config,
+                                                   const CheckOptions& options) {
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(OpProgram program, t.instantiate(config, args, facts));
+  TESSEL_ASSIGN_OR_RETURN(std::optional<runtime::Function> f,
+                          CompileToCheck(program, options.target));
+  if (!f) return std::nullopt;
+  ConfigRun run;
+  run.inputs = RandomInputs(program.logical_inputs, options.seed);
+  TESSEL_ASSIGN_OR_RETURN(
+      run.outputs, RunLogical(program, *f, run.inputs, target::TargetDevice(options.target)));
+  return run;
+}
+
+absl::StatusOr<std::optional<ConfigRun>> RunFallback(const Template& t, const OpArgs& args,
+                                                     const CheckOptions& options) {
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
+  return RunConfig(t, args, t.fallback(space, args, facts), options);
+}
+
+absl::Status MatchesReference(const std::string& op, const OpArgs& args, const ConfigRun& run,
+                              size_t num_inputs, const CheckOptions& options) {
+  const size_t n = std::min(num_inputs, run.inputs.size());
+  TESSEL_ASSIGN_OR_RETURN(
+      const std::vector<runtime::NDArray> want,
+      baselines::TorchReference(op, args, {run.inputs.begin(), run.inputs.begin() + n}));
+  return CompareOutputs(run.outputs, want, options);
+}
+
 absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Config& config,
                          const CheckOptions& options) {
-  const std::string where = absl::StrCat(t.name, " ", args.dump(), " config ", config.ToString());
-  auto annotate = [&](const absl::Status& s) {
-    return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
-  };
-  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
-  absl::StatusOr<OpProgram> program = t.instantiate(config, args, facts);
-  if (!program.ok()) return annotate(program.status());
-  absl::StatusOr<std::optional<runtime::Function>> f = CompileToCheck(*program, options.target);
-  if (!f.ok()) return annotate(f.status());
-  if (!f->has_value()) return absl::OkStatus();
-  std::vector<runtime::NDArray> inputs = RandomInputs(program->logical_inputs, options.seed);
-  absl::StatusOr<std::vector<runtime::NDArray>> got =
-      RunLogical(*program, **f, inputs, target::TargetDevice(options.target));
-  if (!got.ok()) return annotate(got.status());
-  absl::StatusOr<std::vector<runtime::NDArray>> want =
-      baselines::TorchReference(t.op, args, inputs);
-  if (!want.ok()) return annotate(want.status());
-  absl::Status s = CompareOutputs(*got, *want, options);
-  return s.ok() ? s : annotate(s);
+  const absl::Status s = [&]() -> absl::Status {
+    TESSEL_ASSIGN_OR_RETURN(std::optional<ConfigRun> run, RunConfig(t, args, config, options));
+    return run ? MatchesReference(t.op, args, *run, SIZE_MAX, options) : absl::OkStatus();
+  }();
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat(t.name, " ", args.dump(), " config ",
+                                             config.ToString(), ": ", s.message()));
 }
 
 absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOptions& options) {

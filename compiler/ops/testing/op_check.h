@@ -55,6 +55,25 @@ std::string NotRunHere(const target::Target& target);
 absl::StatusOr<std::optional<runtime::Function>> CompileToCheck(const OpProgram& program,
                                                                 const target::Target& target);
 
+// One config of template t on args run on the logical inputs drawn with options.seed: the inputs
+// and the outputs; nullopt where the code cannot run here (as CompileToCheck). Errors name the
+// template, the args and the config.
+struct ConfigRun {
+  std::vector<runtime::NDArray> inputs, outputs;
+};
+absl::StatusOr<std::optional<ConfigRun>> RunConfig(const Template& t, const OpArgs& args,
+                                                   const search::Config& config,
+                                                   const CheckOptions& options = {});
+// RunConfig of the fallback config.
+absl::StatusOr<std::optional<ConfigRun>> RunFallback(const Template& t, const OpArgs& args,
+                                                     const CheckOptions& options = {});
+
+// Whether run's outputs are libtorch's for operator `op` with `args` on the first `num_inputs` of
+// run's inputs (all by default), with options' tolerances: another op's arguments (a shift, a
+// flag) than those run had must fail it.
+absl::Status MatchesReference(const std::string& op, const OpArgs& args, const ConfigRun& run,
+                              size_t num_inputs = SIZE_MAX, const CheckOptions& options = {});
+
 // One config of template t on args, against libtorch.
 absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Config& config,
                          const CheckOptions& options = {});

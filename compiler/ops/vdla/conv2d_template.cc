@@ -69,14 +69,6 @@ absl::StatusOr<Conv2dShape> ReadShape(const OpArgs& args, const target::TargetFa
   return shape;
 }
 
-std::vector<int64_t> Divisors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t d = 1; d <= n; ++d) {
-    if (n % d == 0) out.push_back(d);
-  }
-  return out;
-}
-
 Conv2dTiling ReadTiling(const search::Config& config) {
   return Conv2dTiling{.tile_h = static_cast<int>(config.knob("tile_h")),
                       .tile_o = static_cast<int>(config.knob("tile_o")),
@@ -172,9 +164,7 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   p.args = s.args;
   p.flops = 2.0 * static_cast<double>(v.macs());
   TESSEL_ASSIGN_OR_RETURN(const nn::Conv2dAttrs attrs, nn::ReadConv2dAttrs(kName, args));
-  LogicalSignature logical = Conv2dInt8Signature(attrs, tail.has_value());
-  p.logical_inputs = std::move(logical.inputs);
-  p.logical_outputs = std::move(logical.outputs);
+  SetLogicalSignature(p, Conv2dInt8Signature(attrs, tail.has_value()));
   const int bi = c.block_in, bo = c.block_out;
   p.prepare = [bi, bo](const std::vector<NDArray>& in) -> absl::StatusOr<std::vector<NDArray>> {
     std::vector<NDArray> out = {PackData(in[0], bi), PackKernel(in[1], bi, bo)};

@@ -36,19 +36,24 @@ absl::Status Check(const DenseShape& s, const DenseTiling& t, const hardware::vd
     return refuse(absl::StrCat("tile_n ", t.tile_n, " does not divide the ", s.n / c.block_out,
                                " output column blocks"));
   }
-  if (t.vthreads < 1 || (s.m / t.tile_m) % t.vthreads != 0) {
-    return refuse(absl::StrCat("vthreads ", t.vthreads, " does not divide the ", s.m / t.tile_m,
-                               " row tiles"));
+  const int tiles = t.vthreads_over_columns ? s.n / c.block_out / t.tile_n : s.m / t.tile_m;
+  if (t.vthreads < 1 || tiles % t.vthreads != 0) {
+    return refuse(absl::StrCat("vthreads ", t.vthreads, " does not divide the ", tiles,
+                               t.vthreads_over_columns ? " column tiles" : " row tiles"));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<ir::PrimFunc> LowerDense(const DenseShape& d, const DenseTiling& t,
-                                        const hardware::vdla::Config& c,
-                                        std::optional<DenseTail> tail) {
+absl::StatusOr<DenseSchedule> ScheduleDense(const DenseShape& d, const DenseTiling& t,
+                                            const hardware::vdla::Config& c,
+                                            std::optional<DenseTail> tail) {
   TESSEL_RETURN_IF_ERROR(Check(d, t, c));
+  if (tail && (tail->shift < 0 || tail->shift > 31)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the tail's shift ", tail->shift, " is not between 0 and 31"));
+  }
   const ir::DataType int8 = ir::DataType::Int(8);
   const int mo = d.m / c.batch, no = d.n / c.block_out, ko = d.k / c.block_in;
   Tensor data = te::placeholder({mo, ko, c.batch, c.block_in}, int8, "data");
@@ -70,7 +75,7 @@ absl::StatusOr<ir::PrimFunc> LowerDense(const DenseShape& d, const DenseTiling& 
       [&](const std::vector<ir::Var>& i) {
         ir::Expr shifted = ir::shift_right(acc(i[0], i[1], i[2], i[3]) + bias(i[1], i[2], i[3]),
                                            tail ? tail->shift : 0);
-        return ir::max(ir::min(shifted, 127), -127);
+        return ir::max(ir::min(shifted, 127), tail && tail->relu ? 0 : -127);
       },
       "res");
   const Tensor last = tail ? res : acc;
@@ -93,31 +98,42 @@ absl::StatusOr<ir::PrimFunc> LowerDense(const DenseShape& d, const DenseTiling& 
   TESSEL_ASSIGN_OR_RETURN(auto nt, s[out].split(oaxis[1], t.tile_n));
   TESSEL_RETURN_IF_ERROR(
       s[out].reorder({mt.outer, nt.outer, mt.inner, nt.inner, oaxis[2], oaxis[3]}));
+  ir::IterVar tile = nt.outer;  // the innermost loop over tiles, where a tile is computed
   if (t.vthreads > 1) {
-    TESSEL_ASSIGN_OR_RETURN(auto vt, s[out].split_nparts(mt.outer, t.vthreads));
+    const ir::IterVar spread = t.vthreads_over_columns ? nt.outer : mt.outer;
+    TESSEL_ASSIGN_OR_RETURN(auto vt, s[out].split_nparts(spread, t.vthreads));
     TESSEL_RETURN_IF_ERROR(s[out].bind(vt.outer, "vthread"));
+    if (t.vthreads_over_columns) tile = vt.inner;
   }
   if (tail) {
     // The tail first: the accumulators are computed at the output's tile for the tail there.
-    TESSEL_RETURN_IF_ERROR(s[res].compute_at(s[out], nt.outer));
-    TESSEL_RETURN_IF_ERROR(s[*bias_buf].compute_at(s[out], nt.outer));
+    TESSEL_RETURN_IF_ERROR(s[res].compute_at(s[out], tile));
+    TESSEL_RETURN_IF_ERROR(s[*bias_buf].compute_at(s[out], tile));
     TESSEL_RETURN_IF_ERROR(s[res].pragma(res.op().as<te::ComputeOpNode>()->axis[0], kAlu));
     TESSEL_RETURN_IF_ERROR(
         s[*bias_buf].pragma(bias_buf->op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
   }
-  TESSEL_RETURN_IF_ERROR(s[acc].compute_at(s[out], nt.outer));
+  TESSEL_RETURN_IF_ERROR(s[acc].compute_at(s[out], tile));
   const auto& a = acc.op().as<te::ComputeOpNode>()->axis;
   TESSEL_RETURN_IF_ERROR(s[acc].reorder({rko, a[0], a[1], a[2], a[3], rki}));
   TESSEL_RETURN_IF_ERROR(s[data_buf].compute_at(s[acc], rko));
   TESSEL_RETURN_IF_ERROR(s[weight_buf].compute_at(s[acc], rko));
+  if (t.double_buffer_weights) TESSEL_RETURN_IF_ERROR(s[weight_buf].double_buffer());
   TESSEL_RETURN_IF_ERROR(s[acc].tensorize(a[2], codegen::vdla::GemmIntrin(c)));
   TESSEL_RETURN_IF_ERROR(
       s[data_buf].pragma(data_buf.op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
   TESSEL_RETURN_IF_ERROR(
       s[weight_buf].pragma(weight_buf.op().as<te::ComputeOpNode>()->axis[0], kDmaCopy));
   TESSEL_RETURN_IF_ERROR(s[out].pragma(mt.inner, kDmaCopy));
-  if (tail) return transforms::Lower(s, {data, weight, bias, out}, "dense");
-  return transforms::Lower(s, {data, weight, out}, "dense");
+  if (tail) return DenseSchedule{s, {data, weight, bias, out}};
+  return DenseSchedule{s, {data, weight, out}};
+}
+
+absl::StatusOr<ir::PrimFunc> LowerDense(const DenseShape& shape, const DenseTiling& tiling,
+                                        const hardware::vdla::Config& config,
+                                        std::optional<DenseTail> tail) {
+  TESSEL_ASSIGN_OR_RETURN(DenseSchedule s, ScheduleDense(shape, tiling, config, tail));
+  return transforms::Lower(s.schedule, s.args, "dense");
 }
 
 }  // namespace tessel::ops::vdla

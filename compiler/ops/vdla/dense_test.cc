@@ -83,6 +83,29 @@ TEST(VdlaDenseTest, BiasShiftAndClipRunOnTheAlu) {
   }
 }
 
+// A batch of one row (a network's classifier): the virtual threads over the column tiles, the
+// weights double-buffered, the tail with relu; both simulators.
+TEST(VdlaDenseTest, OneRowSpreadsItsColumnTilesOverVirtualThreads) {
+  const DenseShape d{.m = 1, .n = 128, .k = 256};
+  const DenseTail tail{.shift = 8, .relu = true};
+  absl::StatusOr<Program> one = Compile(d, {.tile_m = 1, .tile_n = 2}, tail);
+  ASSERT_TRUE(one.ok()) << one.status();
+  const DenseTiling spread{.tile_m = 1,
+                           .tile_n = 2,
+                           .vthreads = 2,
+                           .vthreads_over_columns = true,
+                           .double_buffer_weights = true};
+  absl::StatusOr<Program> two = Compile(d, spread, tail);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->weight_entries, 4 * one->weight_entries);
+  RunAndCheck(d, tail, *two, Engine::kFunctional, 8);
+  const int64_t serial = RunAndCheck(d, tail, *one, Engine::kRtl, 9);
+  const int64_t hidden = RunAndCheck(d, tail, *two, Engine::kRtl, 9);
+  std::cout << "dense 1x128x256 with relu: " << serial << " cycles with one thread, " << hidden
+            << " with two over the columns, weights double-buffered\n";
+  EXPECT_LT(hidden, serial);
+}
+
 TEST(VdlaDenseTest, OneTileAndManyTilesAgree) {
   struct Case {
     DenseShape shape;
@@ -126,6 +149,9 @@ TEST(VdlaDenseTest, ShapesAndTilingsThatDoNotDivideAreNamed) {
            Case{{.m = 16, .n = 16, .k = 16},
                 {.tile_m = 4, .vthreads = 3},
                 "vthreads 3 does not divide the 4 row tiles"},
+           Case{{.m = 1, .n = 48, .k = 16},
+                {.tile_n = 1, .vthreads = 2, .vthreads_over_columns = true},
+                "vthreads 2 does not divide the 3 column tiles"},
        }) {
     absl::StatusOr<ir::PrimFunc> f = LowerDense(t.shape, t.tiling, c);
     ASSERT_FALSE(f.ok()) << t.message;

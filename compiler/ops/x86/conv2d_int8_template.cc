@@ -185,9 +185,7 @@ absl::StatusOr<OpProgram> Instantiate(const search::Config& config, const OpArgs
   if (a.requantize) p.args.push_back(c.bias);
   p.args.push_back(c.out);
   p.flops = v.flops();
-  LogicalSignature logical = Conv2dInt8Signature(v, a.requantize.has_value());
-  p.logical_inputs = std::move(logical.inputs);
-  p.logical_outputs = std::move(logical.outputs);
+  SetLogicalSignature(p, Conv2dInt8Signature(v, a.requantize.has_value()));
   return p;
 }
 

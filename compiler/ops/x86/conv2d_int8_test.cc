@@ -100,31 +100,16 @@ TEST(Conv2dInt8Test, RandomConfigs) {
 // differ from those for the next shift, and from the wrapped sums.
 TEST(Conv2dInt8Test, AnotherShiftDiffers) {
   const OpArgs args = Requantized(Conv(16, 12, 24, 3, 1, 1), 10);
-  const testing::CheckOptions options;
-  absl::StatusOr<target::TargetFacts> facts = target::DescribeTarget(options.target);
-  ASSERT_TRUE(facts.ok()) << facts.status();
-  absl::StatusOr<Instantiated> inst = InstantiateFallback(Int8Conv(), args, *facts);
-  ASSERT_TRUE(inst.ok()) << inst.status();
-  absl::StatusOr<std::optional<runtime::Function>> f =
-      testing::CompileToCheck(inst->program, options.target);
-  ASSERT_TRUE(f.ok()) << f.status();
-  if (!f->has_value()) return;  // compiled for a CPU this one is not
-  const std::vector<runtime::NDArray> inputs = RandomInputs(inst->program.logical_inputs, 3);
-  absl::StatusOr<std::vector<runtime::NDArray>> got =
-      testing::RunLogical(inst->program, **f, inputs);
-  ASSERT_TRUE(got.ok()) << got.status();
-  auto reference = [&](const OpArgs& a, size_t num_inputs) {
-    absl::StatusOr<std::vector<runtime::NDArray>> want = baselines::TorchReference(
-        "conv2d_int8", a,
-        std::vector<runtime::NDArray>(inputs.begin(), inputs.begin() + num_inputs));
-    EXPECT_TRUE(want.ok()) << want.status();
-    return want.ok() ? *want : std::vector<runtime::NDArray>{};
-  };
-  EXPECT_TRUE(testing::CompareOutputs(*got, reference(args, 3), options).ok());
-  EXPECT_FALSE(testing::CompareOutputs(*got, reference(Requantized(args, 11), 3), options).ok());
+  absl::StatusOr<std::optional<testing::ConfigRun>> run =
+      testing::RunFallback(Int8Conv(), args, {.seed = 3});
+  ASSERT_TRUE(run.ok()) << run.status();
+  if (!run->has_value()) return;  // compiled for a CPU this one is not
+  const testing::ConfigRun& r = **run;
+  EXPECT_TRUE(testing::MatchesReference("conv2d_int8", args, r).ok());
+  EXPECT_FALSE(testing::MatchesReference("conv2d_int8", Requantized(args, 11), r).ok());
   OpArgs wrapped = args;
   wrapped.erase("shift");
-  EXPECT_FALSE(testing::CompareOutputs(*got, reference(wrapped, 2), options).ok());
+  EXPECT_FALSE(testing::MatchesReference("conv2d_int8", wrapped, r, 2).ok());
 }
 
 TEST(Conv2dInt8Test, TheCpuStrategyChoosesIt) {

@@ -159,6 +159,8 @@ std::vector<Case> AcceptedCases() {
       {"dequantize", {{"shape", {5, 21}}, {"scale", 0.3}}},
       {"conv2d_int8", With(SquareConvArgs(16, 10, 32, 3, 1, 1), "shift", 9)},
       {"conv2d_int8", SquareConvArgs(8, 7, 24, 1, 2, 0)},
+      {"dense_int8", {{"m", 3}, {"n", 18}, {"k", 50}, {"shift", 8}, {"relu", true}}},
+      {"dense_int8", {{"m", 1}, {"n", 10}, {"k", 7}}},
   };
   for (const nn::UnaryOp& unary : nn::UnaryOps()) {
     if (std::string(unary.name) == "clip") continue;  // needs min and max
@@ -198,6 +200,8 @@ std::vector<Case> RejectedCases() {
       {"conv2d", no_oc},
       {"conv2d", With(conv, "groups", 3)},
       {"conv2d_int8", With(conv, "groups", 2)},
+      {"dense_int8", {{"m", 1}, {"n", 2}, {"k", 3}, {"relu", true}}},
+      {"dense_int8", {{"m", 1}, {"n", 2}, {"k", 3}, {"shift", 32}}},
       {"quantize", {{"shape", {4}}, {"scale", 0}}},
       {"conv2d", With(With(conv, "kh", 11), "kw", 11)},
       {"conv2d_transpose", With(transpose, "output_padding", {2, 0})},

@@ -5,7 +5,8 @@
 //   conv2d 3x3, stride 1, dilation 1, >= 64 in and out channels
 //                                         conv2d_winograd.x86 (F(4x4,3x3): 4x fewer multiplies)
 //   conv2d, everything else               conv2d_nchwc.x86
-//   conv2d_int8                           conv2d_int8.x86 (by the rule below: its only template)
+//   conv2d_int8, dense_int8               conv2d_int8.x86, dense_int8.x86 (by the rule below:
+//                                         their only templates)
 //   any other operator                    its first cpu template by name, the multi-level
 //                                         tiling ones (*_multilevel.x86) apart: their spaces are
 //                                         for search research, tuned only when asked for by name

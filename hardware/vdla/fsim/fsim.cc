@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "compiler/support/check.h"
+
 namespace tessel::hardware::vdla {
 namespace {
 
@@ -67,17 +69,18 @@ class Machine {
   }
   // The reason `f` cannot retire now, or nullopt when it can.
   std::optional<std::string> Blocked(const Fetched& f) const;
-  // For a LOAD or STORE, the error its buffer range alone gives (its first index past the
-  // buffer), reported as soon as it heads its module's queue, whether its tokens are there or not,
-  // and before it moves anything: the RTL's load, store and compute modules check so.
+  // For a LOAD or STORE, the error its ranges alone give: its first index past the buffer, else
+  // its DRAM extent past DRAM's end (isa.h, DramExtentOf), reported as soon as it heads its
+  // module's queue, whether its tokens are there or not, and before it moves anything: the RTL's
+  // load, store and compute modules check so, in this order.
   std::optional<absl::Status> Overrun(const Fetched& f) const;
   absl::Status Execute(const Fetched& f);
   absl::Status Load(const Fetched& f, const MemInsn& m);
   absl::Status Store(const Fetched& f, const MemInsn& m);
   absl::Status Gemm(const Fetched& f, const GemmInsn& g);
   absl::Status Alu(const Fetched& f, const AluInsn& a);
-  // The DRAM bytes [entry * bytes, +bytes), or an error naming the entry.
-  absl::StatusOr<uint8_t*> DramEntry(const Fetched& f, int64_t entry, int64_t bytes);
+  // The DRAM bytes [entry * bytes, +bytes), which Overrun has checked.
+  uint8_t* DramEntry(int64_t entry, int64_t bytes);
   absl::Status CheckIndex(const Fetched& f, const char* buffer, int64_t index,
                           int64_t entries) const {
     if (index < entries) return absl::OkStatus();
@@ -112,7 +115,7 @@ std::optional<std::string> Machine::Blocked(const Fetched& f) const {
 std::optional<absl::Status> Machine::Overrun(const Fetched& f) const {
   const auto* m = std::get_if<MemInsn>(&f.insn);
   if (m == nullptr) return std::nullopt;
-  int64_t count = int64_t{m->y_size} * m->x_size, entries = 0;
+  int64_t count = int64_t{m->y_size} * m->x_size, entries = 0, bytes = c_.output_entry_bytes();
   const char* name = "output";
   if (m->opcode == Opcode::kStore) {
     entries = c_.accumulator_entries();
@@ -121,23 +124,30 @@ std::optional<absl::Status> Machine::Overrun(const Fetched& f) const {
             (int64_t{m->x_pad_0} + m->x_size + m->x_pad_1);
     switch (m->type) {
       case MemType::kInput:
-        entries = c_.input_entries(), name = "input";
+        entries = c_.input_entries(), bytes = c_.input_entry_bytes(), name = "input";
         break;
       case MemType::kWeight:
-        entries = c_.weight_entries(), name = "weight";
+        entries = c_.weight_entries(), bytes = c_.weight_entry_bytes(), name = "weight";
         break;
       case MemType::kAccumulator:
-        entries = c_.accumulator_entries(), name = "accumulator";
+        entries = c_.accumulator_entries(), bytes = c_.accumulator_entry_bytes();
+        name = "accumulator";
         break;
       case MemType::kUop:
-        entries = c_.uop_entries(), name = "micro-op";
+        entries = c_.uop_entries(), bytes = Config::kUopBytes, name = "micro-op";
         break;
       case MemType::kOutput:
         return std::nullopt;  // Execute refuses it
     }
   }
-  if (count == 0 || m->sram_base + count <= entries) return std::nullopt;
-  return CheckIndex(f, name, std::max<int64_t>(m->sram_base, entries), entries);
+  if (count != 0 && m->sram_base + count > entries) {
+    return CheckIndex(f, name, std::max<int64_t>(m->sram_base, entries), entries);
+  }
+  const std::optional<DramExtent> extent = DramExtentOf(*m, bytes);
+  if (extent && extent->Passes(dram_.size())) {
+    return Fail(f, DramOverrunMessage(*extent, dram_.size()));
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<RunStats> Machine::Run(const std::vector<EncodedInsn>& program) {
@@ -224,12 +234,11 @@ absl::Status Machine::Execute(const Fetched& f) {
   return absl::OkStatus();  // FINISH
 }
 
-absl::StatusOr<uint8_t*> Machine::DramEntry(const Fetched& f, int64_t entry, int64_t bytes) {
+uint8_t* Machine::DramEntry(int64_t entry, int64_t bytes) {
   const uint64_t begin = static_cast<uint64_t>(entry) * static_cast<uint64_t>(bytes);
-  if (begin + bytes > dram_.size()) {
-    return Fail(f, absl::StrCat("DRAM entry ", entry, " (bytes ", begin, "-", begin + bytes - 1,
-                                ") beyond the ", dram_.size(), " bytes of DRAM"));
-  }
+  TESSEL_CHECK(begin + bytes <= dram_.size())
+      << "DRAM entry " << entry << " of " << bytes << " bytes past the " << dram_.size()
+      << " bytes of DRAM after the instruction's extent was checked";
   return dram_.data() + begin;
 }
 
@@ -272,9 +281,7 @@ absl::Status Machine::Load(const Fetched& f, const MemInsn& m) {
         continue;
       }
       const int64_t entry = m.dram_base + (y - m.y_pad_0) * int64_t{m.x_stride} + (x - m.x_pad_0);
-      absl::StatusOr<uint8_t*> from = DramEntry(f, entry, bytes);
-      if (!from.ok()) return from.status();
-      std::memcpy(to, *from, bytes);  // DRAM and the buffers are little-endian
+      std::memcpy(to, DramEntry(entry, bytes), bytes);  // DRAM and the buffers are little-endian
       stats_.bytes_loaded += bytes;
     }
   }
@@ -289,9 +296,8 @@ absl::Status Machine::Store(const Fetched& f, const MemInsn& m) {
       if (absl::Status s = CheckIndex(f, "output", index, c_.accumulator_entries()); !s.ok()) {
         return s;
       }
-      absl::StatusOr<uint8_t*> to = DramEntry(f, m.dram_base + y * int64_t{m.x_stride} + x, bytes);
-      if (!to.ok()) return to.status();
-      std::memcpy(*to, out_.data() + index * bytes, bytes);
+      std::memcpy(DramEntry(m.dram_base + y * int64_t{m.x_stride} + x, bytes),
+                  out_.data() + index * bytes, bytes);
       stats_.bytes_stored += bytes;
     }
   }

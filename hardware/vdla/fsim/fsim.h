@@ -32,9 +32,10 @@ struct RunStats {
 // Runs `program` on `dram`, which LOAD reads and STORE writes (byte address = DRAM entry index x
 // the memory type's entry bytes). Errors (InvalidArgument, FailedPrecondition for a deadlock) name
 // the instruction by its index in the program and as text: an undecodable or unroutable one, a
-// buffer or DRAM index out of range, a deadlock (each module's waiting instruction and what it
-// waits for, and the last one retired), a program without FINISH, instructions left behind
-// FINISH. `config` must be buildable (CheckBuildable).
+// buffer index out of range, a LOAD or STORE whose DRAM extent (isa.h, DramExtentOf) passes the
+// end of `dram` (refused before it moves anything, as the RTL does), a deadlock (each module's
+// waiting instruction and what it waits for, and the last one retired), a program without FINISH,
+// instructions left behind FINISH. `config` must be buildable (CheckBuildable).
 absl::StatusOr<RunStats> Simulate(const Config& config, const std::vector<EncodedInsn>& program,
                                   std::span<uint8_t> dram);
 

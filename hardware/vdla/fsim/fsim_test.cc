@@ -186,5 +186,54 @@ TEST(FsimTest, MalformedProgramsAreErrorsNamingTheInstruction) {
   EXPECT_NE(RunProgram({FinishInsn{}}, narrow).message().find("weight_bits 4"), std::string::npos);
 }
 
+// A LOAD or STORE whose DRAM extent (to its last row's last entry, in entries of its type) passes
+// the 8192 bytes of DRAM is refused with the extent in entries and bytes; the buffer's range is
+// checked first; extents ending at DRAM's last byte are fine.
+TEST(FsimTest, LoadsAndStoresPastDramAreRefused) {
+  auto load = [](MemType type, uint32_t sram, uint32_t dram, uint32_t y, uint32_t x,
+                 uint32_t stride) {
+    return RunProgram({Mem(Opcode::kLoad, type, sram, dram, y, x, stride), FinishInsn{}});
+  };
+  EXPECT_EQ(load(MemType::kInput, 0, 500, 2, 8, 10).message(),
+            "instruction 0 (LOAD inp sram=0 dram=500 y=2 x=8 stride=10 pad=0,0,0,0): DRAM entries "
+            "500-517 (bytes 8000-8287) beyond the 8192 bytes of DRAM");
+  EXPECT_EQ(load(MemType::kUop, 0, 2047, 1, 2, 2).message(),
+            "instruction 0 (LOAD uop sram=0 dram=2047 y=1 x=2 stride=2 pad=0,0,0,0): DRAM entries "
+            "2047-2048 (bytes 8188-8195) beyond the 8192 bytes of DRAM");
+  EXPECT_NE(load(MemType::kAccumulator, 0, 128, 2, 1, 0)
+                .message()
+                .find("DRAM entry 128 (bytes 8192-8255) beyond"),
+            std::string::npos)
+      << "rows over one another";
+  EXPECT_EQ(load(MemType::kWeight, 1020, 40, 1, 8, 8).message(),
+            "instruction 0 (LOAD wgt sram=1020 dram=40 y=1 x=8 stride=8 pad=0,0,0,0): weight "
+            "buffer index 1024 out of range (1024 entries)");
+  EXPECT_TRUE(load(MemType::kInput, 0, 504, 2, 4, 4).ok());  // entries 504-511: bytes to 8191
+  EXPECT_TRUE(load(MemType::kWeight, 0, 31, 1, 1, 1).ok());
+  EXPECT_TRUE(load(MemType::kUop, 0, 2046, 1, 2, 2).ok());
+  EXPECT_TRUE(load(MemType::kAccumulator, 0, 126, 2, 1, 1).ok());
+  EXPECT_TRUE(load(MemType::kInput, 0, 90000, 0, 4, 4).ok());  // moves nothing
+  MemInsn padded = Mem(Opcode::kLoad, MemType::kInput, 0, 511, 1, 1, 1);
+  padded.x_pad_0 = padded.x_pad_1 = padded.y_pad_1 = 3;  // padding reads no DRAM
+  EXPECT_TRUE(RunProgram({padded, FinishInsn{}}).ok());
+}
+
+// A STORE whose first rows fit and whose last passes DRAM's end writes none of them.
+TEST(FsimTest, AStorePastDramWritesNothing) {
+  std::vector<uint8_t> dram(8192, 0xee);
+  const std::vector<Insn> program = {
+      Mem(Opcode::kStore, MemType::kOutput, 0, 500, 2, 8, 8, kPushPrev), FinishInsn{kPopNext}};
+  const absl::Status s = Simulate(Config{}, Program(program), dram).status();
+  EXPECT_EQ(s.message(),
+            "instruction 0 (STORE out sram=0 dram=500 y=2 x=8 stride=8 pad=0,0,0,0 [push_prev]): "
+            "DRAM entries 500-515 (bytes 8000-8255) beyond the 8192 bytes of DRAM");
+  EXPECT_EQ(dram, std::vector<uint8_t>(8192, 0xee));
+  dram.resize(8256, 0xee);  // now it fits, to the last byte: the outputs (zeros) are written
+  ASSERT_TRUE(Simulate(Config{}, Program(program), dram).ok());
+  EXPECT_EQ(dram[8000], 0);
+  EXPECT_EQ(dram[8255], 0);
+  EXPECT_EQ(dram[7999], 0xee);
+}
+
 }  // namespace
 }  // namespace tessel::hardware::vdla

@@ -17,6 +17,7 @@ module vdla_compute #(
 ) (
     input logic clk,
     input logic rst,
+    input logic [31:0] dram_bytes,  // DRAM's size: a LOAD may read bytes [0, dram_bytes)
     input logic [159:0] q_head,
     input logic q_empty,
     output logic q_pop,
@@ -46,7 +47,8 @@ module vdla_compute #(
     output logic busy,
     output logic gemm_step,  // a multiply-accumulating GEMM micro-op in its last stage this cycle
     // An index past its buffer (a LOAD's tile, or a micro-op's index in a GEMM or ALU loop, in the
-    // functional simulator's order of checks): the module halts there.
+    // functional simulator's order of checks), or a LOAD reading past DRAM's end (BUF_DRAM, the
+    // last DRAM entry it would read; its buffer is checked first): the module halts there.
     output logic err,
     output logic [2:0] err_buffer,
     output logic [31:0] err_index,
@@ -79,8 +81,12 @@ module vdla_compute #(
                (!pop_next(head) || have_pop_next) && (!push_prev(head) || room_push_prev) &&
                (!push_next(head) || room_push_next);
   wire head_depth_is_uop = mem_type(head) == 3'(MEM_UOP);
-  wire load_overrun = !q_empty && opcode(head) == 3'(OP_LOAD) &&
-                      overruns(head, load_entries(head), head_depth_is_uop ? UOP_DEPTH : ACC_DEPTH);
+  wire [3:0] head_shift = head_depth_is_uop ? 4'd2 : 4'(ACC_SHIFT);
+  wire load_buffer_overrun =
+      !q_empty && opcode(head) == 3'(OP_LOAD) &&
+      overruns(head, load_entries(head), head_depth_is_uop ? UOP_DEPTH : ACC_DEPTH);
+  wire load_overrun = load_buffer_overrun || (!q_empty && opcode(head) == 3'(OP_LOAD) &&
+                                              dram_overruns(head, head_shift, dram_bytes));
   wire start = state == IDLE && ready && !load_overrun;
   assign q_pop = start;
   assign tok_pop_prev = start && pop_prev(head);
@@ -104,7 +110,7 @@ module vdla_compute #(
       .rst(rst),
       .start(start && head_is_load),
       .insn(head),
-      .entry_shift(head_is_uop ? 4'd2 : 4'(ACC_SHIFT)),
+      .entry_shift(head_shift),
       .beats(head_is_uop ? 9'd1 : 9'(ACC_BEATS)),
       .busy(dma_busy),
       .done(dma_done),
@@ -171,9 +177,12 @@ module vdla_compute #(
       // Stage A stalls at the index; the steps before it complete first, as in fsim.
       bad_buffer = 3'(BUF_UOP);
       bad_index = 32'(u);
-    end else if (state == IDLE && load_overrun) begin
+    end else if (state == IDLE && load_buffer_overrun) begin
       bad_buffer = head_depth_is_uop ? 3'(BUF_UOP) : 3'(BUF_ACC);
       bad_index = first_past(head, head_depth_is_uop ? UOP_DEPTH : ACC_DEPTH);
+    end else if (state == IDLE && load_overrun) begin
+      bad_buffer = 3'(BUF_DRAM);
+      bad_index = 32'(dram_last(head));
     end else begin
       bad = 1'b0;
     end

@@ -11,6 +11,7 @@ module vdla_load #(
 ) (
     input logic clk,
     input logic rst,
+    input logic [31:0] dram_bytes,  // DRAM's size: a LOAD may read bytes [0, dram_bytes)
     input logic [159:0] q_head,
     input logic q_empty,
     output logic q_pop,
@@ -31,7 +32,9 @@ module vdla_load #(
     output logic [7:0] wr_beat,
     output logic [127:0] wr_data,
     output logic busy,
-    // The LOAD at the queue's head would write past its buffer: it does not start.
+    // The LOAD at the queue's head would write past its buffer (err_index: the first index past
+    // it) or read past DRAM's end (err_buffer BUF_DRAM, err_index: the last DRAM entry it would
+    // read), the buffer checked first: it does not start.
     output logic err,
     output logic [2:0] err_buffer,
     output logic [31:0] err_index,
@@ -46,11 +49,15 @@ module vdla_load #(
   wire head_is_wgt = mem_type(head) == 3'(MEM_WGT);
   wire ready = !q_empty && (!pop_next(head) || have_pop_next) &&
                (!push_next(head) || room_push_next);
-  wire overrun = !q_empty &&
-                 overruns(head, load_entries(head), head_is_wgt ? WGT_DEPTH : INP_DEPTH);
+  wire [3:0] head_shift = head_is_wgt ? 4'(WGT_SHIFT) : 4'(INP_SHIFT);
+  wire buffer_overrun = !q_empty &&
+                        overruns(head, load_entries(head), head_is_wgt ? WGT_DEPTH : INP_DEPTH);
+  wire dram_overrun = !q_empty && dram_overruns(head, head_shift, dram_bytes);
+  wire overrun = buffer_overrun || dram_overrun;
   assign err = !running && overrun;
-  assign err_buffer = head_is_wgt ? 3'(BUF_WGT) : 3'(BUF_INP);
-  assign err_index = first_past(head, head_is_wgt ? WGT_DEPTH : INP_DEPTH);
+  assign err_buffer = !buffer_overrun ? 3'(BUF_DRAM) : head_is_wgt ? 3'(BUF_WGT) : 3'(BUF_INP);
+  assign err_index = !buffer_overrun ? 32'(dram_last(head)) :
+                                       first_past(head, head_is_wgt ? WGT_DEPTH : INP_DEPTH);
   assign err_insn = q_head[159:128];
   wire start = !running && ready && !overrun;
   assign q_pop = start;
@@ -62,7 +69,7 @@ module vdla_load #(
       .rst(rst),
       .start(start),
       .insn(head),
-      .entry_shift(head_is_wgt ? 4'(WGT_SHIFT) : 4'(INP_SHIFT)),
+      .entry_shift(head_shift),
       .beats(head_is_wgt ? 9'(WGT_BEATS) : 9'(INP_BEATS)),
       .busy(dma_busy),
       .done(dma_done),

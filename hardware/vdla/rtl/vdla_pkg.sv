@@ -7,8 +7,9 @@ package vdla_pkg;
 
   typedef logic [127:0] insn_t;
 
-  // Buffers, as errors name them: input, weight, accumulator, micro-op, output.
-  localparam int BUF_INP = 0, BUF_WGT = 1, BUF_ACC = 2, BUF_UOP = 3, BUF_OUT = 4;
+  // Buffers, as errors name them: input, weight, accumulator, micro-op, output; and DRAM, for a
+  // LOAD or STORE whose DRAM entries pass its end (the index then the last entry it would move).
+  localparam int BUF_INP = 0, BUF_WGT = 1, BUF_ACC = 2, BUF_UOP = 3, BUF_OUT = 4, BUF_DRAM = 5;
 
   function automatic logic [2:0] opcode(insn_t i); return i[2:0]; endfunction
   function automatic logic pop_prev(insn_t i); return i[3]; endfunction
@@ -44,6 +45,20 @@ package vdla_pkg;
   endfunction
   function automatic logic [31:0] first_past(insn_t i, int depth);
     return 32'(sram_base(i)) > 32'(depth) ? 32'(sram_base(i)) : 32'(depth);
+  endfunction
+
+  // The last DRAM entry a LOAD or STORE moves, dram_base + (y_size-1)*x_stride + x_size-1 (isa.h,
+  // DramExtentOf; padding moves none), when y_size and x_size are not 0. Below 2^33: an error
+  // index reports its low 32 bits.
+  function automatic logic [33:0] dram_last(insn_t i);
+    return 34'(dram_base(i)) + (34'(y_size(i)) - 34'd1) * 34'(x_stride(i)) + 34'(x_size(i)) -
+           34'd1;
+  endfunction
+  // Whether a LOAD or STORE of entries of 1 << shift bytes moves bytes past the first dram_bytes:
+  // (last entry + 1) << shift > dram_bytes, in 50 bits so that nothing wraps.
+  function automatic logic dram_overruns(insn_t i, logic [3:0] shift, logic [31:0] dram_bytes);
+    return y_size(i) != 0 && x_size(i) != 0 &&
+           ((50'(dram_last(i)) + 50'd1) << shift) > 50'(dram_bytes);
   endfunction
 
   // What no module runs (isa.h, Route): an unknown opcode, memory type or ALU operation, a LOAD of

@@ -9,6 +9,7 @@ module vdla_store #(
 ) (
     input logic clk,
     input logic rst,
+    input logic [31:0] dram_bytes,  // DRAM's size: a STORE may write bytes [0, dram_bytes)
     input logic [159:0] q_head,
     input logic q_empty,
     output logic q_pop,
@@ -25,8 +26,11 @@ module vdla_store #(
     output logic [127:0] req_wdata,
     input logic req_grant,
     output logic busy,
-    // The STORE at the queue's head would read past the output buffer: it does not start.
+    // The STORE at the queue's head would read past the output buffer (err_buffer BUF_OUT,
+    // err_index: the first index past it) or write past DRAM's end (BUF_DRAM, the last DRAM entry
+    // it would write), the buffer checked first: it does not start.
     output logic err,
+    output logic [2:0] err_buffer,
     output logic [31:0] err_index,
     output logic [31:0] err_insn
 );
@@ -46,9 +50,12 @@ module vdla_store #(
 
   wire ready = !q_empty && (!pop_prev(head) || have_pop_prev) &&
                (!push_prev(head) || room_push_prev);
-  wire overrun = !q_empty && overruns(head, store_entries(head), OUT_DEPTH);
+  wire buffer_overrun = !q_empty && overruns(head, store_entries(head), OUT_DEPTH);
+  wire dram_overrun = !q_empty && dram_overruns(head, 4'(OUT_SHIFT), dram_bytes);
+  wire overrun = buffer_overrun || dram_overrun;
   assign err = state == IDLE && overrun;
-  assign err_index = first_past(head, OUT_DEPTH);
+  assign err_buffer = buffer_overrun ? 3'(BUF_OUT) : 3'(BUF_DRAM);
+  assign err_index = buffer_overrun ? first_past(head, OUT_DEPTH) : 32'(dram_last(head));
   assign err_insn = q_head[159:128];
   wire start = state == IDLE && ready && !overrun;
   assign q_pop = start;

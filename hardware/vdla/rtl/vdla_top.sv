@@ -2,13 +2,16 @@
 // dependency-token queues, the input, weight and output buffers, and the DRAM port (served by
 // whoever simulates the design: a read request is answered, in order, some cycles later; a write
 // is done when granted). The register interface: `launch` (one cycle, with the program's DRAM byte
-// address and instruction count) starts a run; `done` rises when FINISH retires and stays until
+// address and instruction count, and `dram_bytes`, DRAM's size, which LOADs and STOREs must stay
+// within until the next launch) starts a run; `done` rises when FINISH retires and stays until
 // the next launch; `cycles` counts the cycles from launch to done; `retired` the instructions
 // retired, `last_retired` the index of the latest; `idle` says no instruction is queued, running
 // or still to fetch; `working` that some module runs an instruction or fetch is not stalled (a
 // run that stays not working and not done is deadlocked). `error` rises, and the machine stops
-// making progress, at the first instruction no module can run (`error_decode`) or whose buffer
-// index `error_index` is past buffer `error_buffer` (vdla_pkg's BUF_*); `error_insn` names it.
+// making progress, at the first instruction no module can run (`error_decode`), or whose buffer
+// index `error_index` is past buffer `error_buffer` (vdla_pkg's BUF_*), or, `error_buffer` being
+// BUF_DRAM, a LOAD or STORE whose last DRAM entry `error_index` (its low 32 bits) ends past
+// dram_bytes (checked after its buffer range, before it moves anything); `error_insn` names it.
 module vdla_top #(
     parameter int BATCH = 1,
     parameter int BLOCK_IN = 16,
@@ -25,6 +28,7 @@ module vdla_top #(
     input logic launch,
     input logic [31:0] insn_addr,
     input logic [31:0] insn_count,
+    input logic [31:0] dram_bytes,
     output logic done,
     output logic [63:0] cycles,
     output logic [31:0] retired,
@@ -87,7 +91,13 @@ module vdla_top #(
   logic [31:0] err_index[4], err_insn[4];
   assign err_buffer[0] = '0;
   assign err_index[0] = '0;
-  assign err_buffer[3] = 3'(vdla_pkg::BUF_OUT);
+
+  // DRAM's size, as the last launch gave it.
+  logic [31:0] dram_size;
+  always_ff @(posedge clk) begin
+    if (rst) dram_size <= '0;
+    else if (launch) dram_size <= dram_bytes;
+  end
   vdla_fetch fetch (
       .clk(clk),
       .rst(rst),
@@ -172,6 +182,7 @@ module vdla_top #(
   ) load (
       .clk(clk),
       .rst(rst),
+      .dram_bytes(dram_size),
       .q_head(q_head[0]),
       .q_empty(q_empty[0]),
       .q_pop(q_pop[0]),
@@ -208,6 +219,7 @@ module vdla_top #(
   ) compute (
       .clk(clk),
       .rst(rst),
+      .dram_bytes(dram_size),
       .q_head(q_head[1]),
       .q_empty(q_empty[1]),
       .q_pop(q_pop[1]),
@@ -248,6 +260,7 @@ module vdla_top #(
   ) store (
       .clk(clk),
       .rst(rst),
+      .dram_bytes(dram_size),
       .q_head(q_head[2]),
       .q_empty(q_empty[2]),
       .q_pop(q_pop[2]),
@@ -265,6 +278,7 @@ module vdla_top #(
       .req_grant(req_grant[3]),
       .busy(busy[2]),
       .err(err[3]),
+      .err_buffer(err_buffer[3]),
       .err_index(err_index[3]),
       .err_insn(err_insn[3])
   );

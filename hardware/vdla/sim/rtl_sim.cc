@@ -8,6 +8,8 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
+#include <variant>
 
 #include "hardware/vdla/sim/Vvdla_top.h"
 #include "hardware/vdla/sim/Vvdla_top_params.h"
@@ -32,6 +34,23 @@ absl::Status CheckBuiltWith(const Config& c) {
       v::kBLOCK_OUT, ", buffers of ", v::kINP_DEPTH, "/", v::kWGT_DEPTH, "/", v::kACC_DEPTH, "/",
       v::kUOP_DEPTH, " entries, queues of ", v::kCMD_DEPTH, " and ", v::kTOKEN_DEPTH,
       "; this config differs (rebuild with its parameters: hardware/vdla/sim/BUILD)"));
+}
+
+// The bytes of an entry of `type` in DRAM.
+int64_t EntryBytes(const Config& c, MemType type) {
+  switch (type) {
+    case MemType::kInput:
+      return c.input_entry_bytes();
+    case MemType::kWeight:
+      return c.weight_entry_bytes();
+    case MemType::kAccumulator:
+      return c.accumulator_entry_bytes();
+    case MemType::kUop:
+      return Config::kUopBytes;
+    case MemType::kOutput:
+      return c.output_entry_bytes();
+  }
+  return 0;
 }
 
 using Beat = std::array<uint8_t, kBeatBytes>;
@@ -61,6 +80,7 @@ class Harness {
   Beat Read(uint64_t addr) const;
   // The error the RTL raised, in the functional simulator's words.
   absl::Status RtlError() const;
+  absl::Status DramError(uint32_t index, const absl::StatusOr<Insn>& insn) const;
   std::string Describe(uint32_t index) const {
     if (index >= program_.size()) return absl::StrCat("instruction ", index);
     absl::StatusOr<Insn> insn = Decode(program_[index]);
@@ -117,10 +137,12 @@ void Harness::Tick() {
     if (!write) {
       responses_.emplace_back(cycle_ + options_.memory_latency, Read(addr));
     } else if (addr + kBeatBytes > dram_.size()) {
+      // The store module refuses a STORE past DRAM before it writes: a write here is the RTL's
+      // bug, reported rather than made.
       if (!error_) {
-        error_ = absl::InvalidArgumentError(absl::StrCat("DRAM write of bytes ", addr, "-",
-                                                         addr + kBeatBytes - 1, " beyond the ",
-                                                         dram_.size(), " bytes of DRAM"));
+        error_ = absl::InternalError(
+            absl::StrCat("the RTL wrote DRAM bytes ", addr, "-", addr + kBeatBytes - 1,
+                         " beyond the ", dram_.size(), " bytes of DRAM, past its own DRAM check"));
       }
     } else {
       std::memcpy(dram_.data() + addr, wdata.data(), kBeatBytes);
@@ -144,6 +166,8 @@ absl::Status Harness::RtlError() const {
                      module.ok() ? std::string("the RTL refused an instruction the decoder accepts")
                                  : std::string(module.status().message())));
   }
+  static constexpr int kBufDram = 5;  // vdla_pkg's BUF_DRAM
+  if (top_.error_buffer == kBufDram) return DramError(index, insn);
   static constexpr const char* kBuffers[] = {"input", "weight", "accumulator", "micro-op",
                                              "output"};
   const Config& c = config_;
@@ -153,6 +177,22 @@ absl::Status Harness::RtlError() const {
   return absl::InvalidArgumentError(absl::StrCat(Describe(index), ": ", kBuffers[buffer],
                                                  " buffer index ", top_.error_index,
                                                  " out of range (", entries[buffer], " entries)"));
+}
+
+// A LOAD or STORE the RTL refused for its DRAM extent: fsim's message from the decoded
+// instruction, once the RTL's index (the low 32 bits of the last entry) is seen to agree.
+absl::Status Harness::DramError(uint32_t index, const absl::StatusOr<Insn>& insn) const {
+  const MemInsn* m = insn.ok() ? std::get_if<MemInsn>(&*insn) : nullptr;
+  const std::optional<DramExtent> extent =
+      m ? DramExtentOf(*m, EntryBytes(config_, m->type)) : std::nullopt;
+  if (!extent || !extent->Passes(dram_.size()) ||
+      static_cast<uint32_t>(extent->last) != top_.error_index) {
+    return absl::InternalError(
+        absl::StrCat(Describe(index), ": the RTL refused it at DRAM entry ", top_.error_index,
+                     ", not the last entry of a DRAM extent past DRAM's end (a bug in the RTL)"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(Describe(index), ": ", DramOverrunMessage(*extent, dram_.size())));
 }
 
 absl::StatusOr<RtlResult> Harness::Run() {
@@ -167,6 +207,7 @@ absl::StatusOr<RtlResult> Harness::Run() {
   top_.rst = 0;
   top_.insn_addr = static_cast<uint32_t>(kProgramBase);
   top_.insn_count = static_cast<uint32_t>(program_.size());
+  top_.dram_bytes = static_cast<uint32_t>(dram_.size());
   top_.launch = 1;
   Tick();
   top_.launch = 0;

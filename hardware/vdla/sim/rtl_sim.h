@@ -30,11 +30,12 @@ struct RtlResult {
   int64_t gemm_steps = 0;    // cycles in which a GEMM micro-op multiply-accumulated (not reset)
 };
 
-// Runs `program` on `dram`. Errors: a Config other than the one the model was built with
-// (Vvdla_top_params.h); an instruction no module runs or a buffer index out of range, which the
-// RTL detects and the message says as the functional simulator does; a DRAM write out of range
-// (the RTL reads past DRAM as zeros, where fsim refuses); a deadlock or the cycle limit (naming
-// the last instruction retired); instructions not run when FINISH retired.
+// Runs `program` on `dram` (the RTL is told its size, dram.size(), at launch). Errors: a Config
+// other than the one the model was built with (Vvdla_top_params.h); an instruction no module
+// runs, a buffer index out of range or a LOAD or STORE whose DRAM extent passes DRAM's end, which
+// the RTL detects before the instruction moves anything and the message says as the functional
+// simulator does; a deadlock or the cycle limit (naming the last instruction retired);
+// instructions not run when FINISH retired. Internal: the RTL writing past DRAM regardless.
 absl::StatusOr<RtlResult> SimulateRtl(const Config& config, const std::vector<EncodedInsn>& program,
                                       std::span<uint8_t> dram, const RtlOptions& options = {});
 

@@ -1,11 +1,13 @@
 // The Verilated RTL against the functional simulator: the hand-written programs leave DRAM bit for
 // bit as fsim leaves it (fsim's own tests check those results against independent references),
-// retiring as many instructions; GEMM streams a micro-op a cycle; deadlocks, early FINISHes and a
-// config the model was not built for are errors.
+// retiring as many instructions; GEMM streams a micro-op a cycle; deadlocks, early FINISHes, LOADs
+// and STOREs past DRAM's end and a config the model was not built for are errors.
 #include "hardware/vdla/sim/rtl_sim.h"
 
+#include <absl/strings/str_cat.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -164,6 +166,69 @@ TEST(RtlSimTest, MalformedProgramsFailAsInFsim) {
   std::vector<uint8_t> a(64, 0), b(64, 0);
   EXPECT_EQ(SimulateRtl(Config{}, raw, b).status().message(),
             Simulate(Config{}, raw, a).status().message());
+}
+
+// A LOAD of each memory type or a STORE whose DRAM extent passes the end of a 4096-byte DRAM
+// (256 input or output entries, 16 weight, 64 accumulator, 1024 micro-op): the RTL refuses it
+// with fsim's message, word for word, before it moves anything; a buffer overrun in the same
+// instruction is named first.
+TEST(RtlSimTest, LoadsAndStoresPastDramFailAsInFsim) {
+  using testing::Mem;
+  struct Case {
+    Insn insn;
+    std::string message;  // fsim's, after the instruction
+  };
+  const std::vector<Case> cases = {
+      {Mem(Opcode::kLoad, MemType::kInput, 0, 250, 2, 4, 4),
+       "DRAM entries 250-257 (bytes 4000-4127) beyond the 4096 bytes of DRAM"},
+      {Mem(Opcode::kLoad, MemType::kWeight, 0, 15, 1, 2, 2),
+       "DRAM entries 15-16 (bytes 3840-4351) beyond the 4096 bytes of DRAM"},
+      {Mem(Opcode::kLoad, MemType::kAccumulator, 0, 60, 2, 2, 3),
+       "DRAM entries 60-64 (bytes 3840-4159) beyond the 4096 bytes of DRAM"},
+      {Mem(Opcode::kLoad, MemType::kUop, 0, 1020, 1, 5, 5),
+       "DRAM entries 1020-1024 (bytes 4080-4099) beyond the 4096 bytes of DRAM"},
+      {Mem(Opcode::kStore, MemType::kOutput, 0, 256, 1, 1, 1),
+       "DRAM entry 256 (bytes 4096-4111) beyond the 4096 bytes of DRAM"},
+      {Mem(Opcode::kLoad, MemType::kInput, 0, 0xffffffffu, 3, 1, 0xffff),
+       "DRAM entries 4294967295-4295098365 (bytes 68719476720-68721573855) beyond the 4096 bytes "
+       "of DRAM"},
+      {Mem(Opcode::kStore, MemType::kOutput, 2047, 300, 1, 2, 2),
+       "output buffer index 2048 out of range (2048 entries)"},
+  };
+  for (const Case& c : cases) {
+    std::vector<Insn> insns = {testing::Mem(Opcode::kLoad, MemType::kUop, 0, 0, 1, 1, 1), c.insn,
+                               FinishInsn{}};
+    const testing::TestProgram p{insns, std::vector<uint8_t>(4096, 0x5a)};
+    std::vector<uint8_t> a = p.dram, b = p.dram;
+    const absl::Status fsim = Simulate(Config{}, p.Encoded(), a).status();
+    const absl::Status rtl = SimulateRtl(Config{}, p.Encoded(), b).status();
+    EXPECT_EQ(fsim.message(), absl::StrCat("instruction 1 (", ToString(c.insn), "): ", c.message));
+    EXPECT_EQ(rtl.message(), fsim.message());
+    EXPECT_TRUE(absl::IsInvalidArgument(rtl)) << rtl;
+    EXPECT_EQ(b, p.dram) << ToString(c.insn) << " wrote DRAM";
+  }
+}
+
+// Every memory type moved to and from DRAM's last byte, strided rows included: the RTL runs it as
+// fsim does.
+TEST(RtlSimTest, LoadsAndStoresToDramsLastByteRunAsFsim) {
+  using testing::Mem;
+  std::vector<uint8_t> dram(4096);
+  std::mt19937 rng(5);
+  for (uint8_t& byte : dram) byte = static_cast<uint8_t>(rng());
+  std::fill(dram.end() - 4, dram.end(), 0);  // the last micro-op: (0, 0, 0)
+  const testing::TestProgram p{
+      {
+          Mem(Opcode::kLoad, MemType::kInput, 0, 244, 2, 2, 10),  // entries to 255
+          Mem(Opcode::kLoad, MemType::kWeight, 0, 15, 1, 1, 1, testing::kPushNext),
+          Mem(Opcode::kLoad, MemType::kUop, 0, 1023, 1, 1, 1),
+          Mem(Opcode::kLoad, MemType::kAccumulator, 0, 62, 2, 1, 1),
+          GemmInsn{{.pop_prev = true, .push_next = true}, false, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0},
+          Mem(Opcode::kStore, MemType::kOutput, 0, 255, 1, 1, 1, testing::kPopPrevPushPrev),
+          FinishInsn{testing::kPopNext},
+      },
+      dram};
+  ExpectSameAsFsim(p);
 }
 
 TEST(RtlSimTest, ADeadlockNamesTheLastInstructionRetired) {

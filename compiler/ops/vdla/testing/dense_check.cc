@@ -70,9 +70,10 @@ absl::StatusOr<DenseRun> RunDense(const DenseShape& d, const std::optional<Dense
       }
       const int32_t b =
           bias[(col / c.block_out * c.batch + r % c.batch) * c.block_out + col % c.block_out];
-      const int8_t want = tail ? static_cast<int8_t>(std::clamp((sum + b) >> tail->shift,
-                                                                int32_t{-127}, int32_t{127}))
-                               : static_cast<int8_t>(sum & 0xff);
+      const int8_t want =
+          tail ? static_cast<int8_t>(std::clamp((sum + b) >> tail->shift,
+                                                int32_t{tail->relu ? 0 : -127}, int32_t{127}))
+               : static_cast<int8_t>(sum & 0xff);
       const int8_t got = static_cast<int8_t>(dev.data()[out_base + out_at(r, col)]);
       if (got != want && run.wrong++ == 0) {
         run.first_wrong = absl::StrCat("out[", r, ", ", col, "] = ", got, ", want ", want);

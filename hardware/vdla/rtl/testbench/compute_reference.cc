@@ -80,36 +80,50 @@ Outcome ComputeReference::Run(const Insn& insn, bool dry) {
   return {};
 }
 
-// The padded tile, row-major from sram_base: zeros in the padding, DRAM entries inside.
+// The padded tile, row-major from sram_base: zeros in the padding, DRAM entries inside. First
+// every index is checked against the buffer, then the largest DRAM entry read against DRAM's end;
+// then, unless `dry`, the tile is moved.
 Outcome ComputeReference::Load(const MemInsn& m, bool dry) {
   Outcome out;
   const bool uops = m.type == MemType::kUop;
+  const uint64_t entry_bytes = uops ? 4 : kAccBytes;
   const uint32_t rows = m.y_pad_0 + m.y_size + m.y_pad_1;
   const uint32_t cols = m.x_pad_0 + m.x_size + m.x_pad_1;
-  for (uint32_t r = 0; r < rows; ++r) {
-    for (uint32_t c = 0; c < cols; ++c) {
-      const uint32_t index = m.sram_base + r * cols + c;
-      if (index >= (uops ? kUopDepth : kAccDepth)) {
-        out.error = IndexError{uops ? kBufUop : kBufAcc, index};
-        return out;
-      }
-      if (dry) continue;
-      const bool pad =
-          r < m.y_pad_0 || r >= m.y_pad_0 + m.y_size || c < m.x_pad_0 || c >= m.x_pad_0 + m.x_size;
-      const uint64_t e = m.dram_base + uint64_t{r - m.y_pad_0} * m.x_stride + (c - m.x_pad_0);
-      const int words = uops ? 1 : kAccElems;
-      for (int w = 0; w < words; ++w) {
-        uint32_t v = 0;
-        for (int b = 0; b < 4 && !pad; ++b) {
-          v |= uint32_t{DramByte(e * (uops ? 4 : kAccBytes) + 4 * w + b)} << (8 * b);
+  std::optional<uint64_t> last;  // DRAM entry
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint32_t c = 0; c < cols; ++c) {
+        const uint32_t index = m.sram_base + r * cols + c;
+        if (index >= (uops ? kUopDepth : kAccDepth)) {
+          out.error = IndexError{uops ? kBufUop : kBufAcc, index};
+          return out;
         }
-        if (uops) {
-          uop[index] = v;
-        } else {
-          acc[index * kAccElems + w] = static_cast<int32_t>(v);
+        const bool pad = r < m.y_pad_0 || r >= m.y_pad_0 + m.y_size || c < m.x_pad_0 ||
+                         c >= m.x_pad_0 + m.x_size;
+        const uint64_t e = m.dram_base + uint64_t{r - m.y_pad_0} * m.x_stride + (c - m.x_pad_0);
+        if (pass == 0) {
+          if (!pad) last = std::max(last.value_or(0), e);
+          continue;
+        }
+        const int words = uops ? 1 : kAccElems;
+        for (int w = 0; w < words; ++w) {
+          uint32_t v = 0;
+          for (int b = 0; b < 4 && !pad; ++b) {
+            v |= uint32_t{DramByte(e * entry_bytes + 4 * w + b)} << (8 * b);
+          }
+          if (uops) {
+            uop[index] = v;
+          } else {
+            acc[index * kAccElems + w] = static_cast<int32_t>(v);
+          }
         }
       }
     }
+    if (pass == 0 && last && (*last + 1) * entry_bytes > dram.size()) {
+      out.error = IndexError{kBufDram, static_cast<uint32_t>(*last)};
+      return out;
+    }
+    if (dry) break;
   }
   return out;
 }

@@ -3,7 +3,8 @@
 // The compute module's instructions as isa.h defines them, for the compute bench: LOADs of
 // micro-ops and accumulators, GEMM, ALU and FINISH on buffers of the sizes the bench's model was
 // Verilated with, each run giving the output-buffer writes it makes (in the ISA's loop order) and
-// the first buffer index past its buffer, in the order the functional simulator checks them.
+// the first buffer index past its buffer, in the order the functional simulator checks them, or a
+// LOAD's last DRAM entry when it reads past DRAM's end (after its buffer range is checked).
 
 #include <array>
 #include <cstdint>
@@ -23,8 +24,8 @@ inline constexpr int kAccElems = kBatch * kBlockOut;  // int32 in an accumulator
 inline constexpr int kInpBytes = kBatch * kBlockIn, kWgtBytes = kBlockOut * kBlockIn;
 inline constexpr int kAccBytes = kAccElems * 4;
 
-// Buffers as the module's err_buffer numbers them (vdla_pkg's BUF_*).
-enum Buffer { kBufInput = 0, kBufWeight = 1, kBufAcc = 2, kBufUop = 3 };
+// Buffers as the module's err_buffer numbers them (vdla_pkg's BUF_*); kBufDram: DRAM.
+enum Buffer { kBufInput = 0, kBufWeight = 1, kBufAcc = 2, kBufUop = 3, kBufDram = 5 };
 
 struct IndexError {
   int buffer;
@@ -51,7 +52,8 @@ class ComputeReference {
   // Runs `insn`, changing the buffers, unless `dry`.
   Outcome Run(const Insn& insn, bool dry = false);
 
-  // DRAM (little-endian entries, read as zeros past its end) and the buffers.
+  // DRAM (little-endian entries; a LOAD past its end is an error, though a micro-op's beat may
+  // reach past it: those bytes read as zeros) and the buffers.
   std::vector<uint8_t> dram;
   std::vector<int8_t> inp, wgt;  // entry-major: input (b, k) at b*block_in + k, weight (o, k)
   std::vector<int32_t> acc;      // entry-major: (b, o) at b*block_out + o

@@ -9,7 +9,8 @@
 // is free and their tokens and room are there, never before; tokens popped and pushed as the flags
 // say; each retires once with its index, FINISH with `finish`; gemm_step once per accumulating
 // micro-op; an index past its buffer halts the module with err naming the buffer, the index and the
-// instruction, after exactly the writes that precede it in the ISA's order.
+// instruction, after exactly the writes that precede it in the ISA's order; so does a LOAD reading
+// past DRAM's end (dram_bytes: the bench's DRAM), before it reads anything.
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -50,6 +51,11 @@ MemInsn LoadUops(uint32_t sram, uint32_t dram, uint32_t n, Deps d = {}) {
 }
 MemInsn LoadAcc(uint32_t sram, uint32_t dram_entry, uint32_t n, Deps d = {}) {
   return MemInsn{Opcode::kLoad, d, MemType::kAccumulator, sram, kAccDram + dram_entry, 1, n, n};
+}
+// Rows of `n` accumulator entries `stride` apart.
+MemInsn LoadAcc(uint32_t sram, uint32_t dram_entry, uint32_t rows, uint32_t n, uint32_t stride) {
+  return MemInsn{Opcode::kLoad, {}, MemType::kAccumulator, sram, kAccDram + dram_entry, rows, n,
+                 stride};
 }
 // One micro-op (at `u`) over iter_out entries `stride` apart.
 AluInsn AluOver(AluOp op, bool use_imm, int32_t imm, uint32_t u, uint32_t n, uint32_t stride) {
@@ -234,6 +240,7 @@ void ComputeBench::Cycle() {
   const bool present = !queue_.empty();
   c_.q_empty = !present;
   if (present) SetHead(c_.q_head, queue_.front().q);
+  c_.dram_bytes = static_cast<uint32_t>(ref.dram.size());
   c_.have_pop_prev = l2c.have();
   c_.have_pop_next = s2c.have();
   c_.room_push_prev = c2l.room();
@@ -500,6 +507,19 @@ TEST(ComputeTest, IndexPastBufferHalts) {
       {"uop load", {}, LoadUops(uop - 8, 0, 10), {kBufUop, uop}},
       {"padded acc load", {}, padded, {kBufAcc, acc}},
       {"acc load far", {}, LoadAcc(200, 0, 1), {kBufAcc, 200}},
+      // DRAM: micro-op entries 0-4607, accumulator entries 0-287 (kAccDram + 255 the last).
+      {"uop load past dram", {}, LoadUops(0, 4607, 2), {kBufDram, 4608}},
+      {"acc load past dram", {}, LoadAcc(0, 250, 2, 3, 4), {kBufDram, 288}},
+      {"acc load far past dram",
+       {},
+       LoadAcc(0, 0xffffff00u, 1),
+       {kBufDram, kAccDram + 0xffffff00u}},
+      // Its end, 2^26 entries of 64 bytes, is 0 in 32 bits.
+      {"acc load past dram by 2^32 bytes",
+       {},
+       LoadAcc(0, (1u << 26) - 1 - kAccDram, 1),
+       {kBufDram, (1u << 26) - 1}},
+      {"buffer before dram", {}, LoadAcc(acc - 1, 255, 2), {kBufAcc, acc}},
       {"gemm dst",
        {{10, 0, 0}},
        GemmInsn{{}, false, 10, 11, 3, 1, 30, 0, 0, 0, 0, 0},
@@ -540,6 +560,22 @@ TEST(ComputeTest, UncheckedIndicesAreFine) {
     bench.Push(fine);
     bench.RunAll();
     EXPECT_EQ(bench.err_cycles, 0);
+  }
+}
+
+// LOADs reading DRAM up to its last byte (padding around them reads none) run.
+TEST(ComputeTest, LoadsToDramsLastByteRun) {
+  MemInsn padded = LoadAcc(20, 255, 1);
+  padded.y_pad_0 = padded.y_pad_1 = padded.x_pad_0 = padded.x_pad_1 = 1;
+  for (const MemInsn& fine :
+       {LoadUops(0, 4600, 8), LoadAcc(0, 245, 2, 2, 9), padded, LoadAcc(0, 0xffff0000u, 0, 1, 1)}) {
+    SCOPED_TRACE(ToString(fine));
+    ComputeBench bench(83);
+    bench.Push(fine);
+    bench.DumpAccumulators();
+    bench.RunAll();
+    EXPECT_EQ(bench.err_cycles, 0);
+    EXPECT_EQ(bench.retired, 2 + 1 + 5);
   }
 }
 

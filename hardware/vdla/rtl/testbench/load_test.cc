@@ -7,7 +7,8 @@
 // module is free and their token and room are there, never before; they pop and push tokens as
 // their flags say and retire once each with their index after their last write; a LOAD that would
 // write past its buffer raises err naming the buffer, the first index past it and the instruction,
-// and does not start.
+// and does not start; so does one that would read past DRAM's end (dram_bytes), naming DRAM and
+// the last entry it would read, its buffer range checked first.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -21,7 +22,8 @@ namespace tessel::hardware::vdla::testbench {
 namespace {
 
 namespace v = verilated;
-constexpr int kBufInput = 0, kBufWeight = 1;  // err_buffer's numbering (vdla_pkg's BUF_*)
+// err_buffer's numbering (vdla_pkg's BUF_*).
+constexpr int kBufInput = 0, kBufWeight = 1, kBufDram = 5;
 
 // DRAM's byte at an address: a fixed pattern, so any read is checkable.
 uint8_t DramByte(uint64_t addr) { return static_cast<uint8_t>((addr * 2246822519u) >> 11); }
@@ -35,9 +37,19 @@ bool IsWeight(const MemInsn& m) { return m.type == MemType::kWeight; }
 uint32_t Depth(const MemInsn& m) { return IsWeight(m) ? v::kWGT_DEPTH : v::kINP_DEPTH; }
 uint32_t Rows(const MemInsn& m) { return m.y_pad_0 + m.y_size + m.y_pad_1; }
 uint32_t Cols(const MemInsn& m) { return m.x_pad_0 + m.x_size + m.x_pad_1; }
-bool Overruns(const MemInsn& m) {
+int Shift(const MemInsn& m) { return IsWeight(m) ? v::kWGT_SHIFT : v::kINP_SHIFT; }
+bool BufferOverruns(const MemInsn& m) {
   const uint64_t entries = uint64_t{Rows(m)} * Cols(m);
   return entries != 0 && m.sram_base + entries > Depth(m);
+}
+// The error a LOAD at the head raises with a DRAM of `dram_bytes`: (err_buffer, err_index).
+std::optional<std::pair<int, uint32_t>> Refusal(const MemInsn& m, uint64_t dram_bytes) {
+  if (BufferOverruns(m)) {
+    return std::pair{IsWeight(m) ? kBufWeight : kBufInput, std::max(m.sram_base, Depth(m))};
+  }
+  const std::optional<DramExtent> e = DramExtentOf(m, uint64_t{1} << Shift(m));
+  if (e && e->Passes(dram_bytes)) return std::pair{kBufDram, static_cast<uint32_t>(e->last)};
+  return std::nullopt;
 }
 
 MemInsn Load(MemType type, uint32_t sram, uint32_t dram, uint32_t y, uint32_t x, uint32_t stride,
@@ -58,7 +70,7 @@ class LoadBench {
     p.m = m;
     // isa.h: the tile's row r, column c is buffer entry sram_base + r*cols + c; inside the padding
     // it is DRAM entry dram_base + (r - y_pad_0)*x_stride + (c - x_pad_0).
-    const int shift = IsWeight(m) ? v::kWGT_SHIFT : v::kINP_SHIFT;
+    const int shift = Shift(m);
     const int beats = IsWeight(m) ? v::kWGT_BEATS : v::kINP_BEATS;
     for (uint32_t r = 0; r < Rows(m); ++r) {
       for (uint32_t c = 0; c < Cols(m); ++c) {
@@ -88,7 +100,9 @@ class LoadBench {
   int token_percent = 30;
   int grant_percent = 70;
   int max_latency = 8;
+  uint32_t dram_bytes = uint32_t{1} << 31;  // DRAM's size, as launch gives it
   int retired = 0, err_cycles = 0, writes = 0;
+  std::optional<std::pair<int, uint32_t>> err_seen;  // (err_buffer, err_index)
 
  private:
   struct Pending {
@@ -113,6 +127,7 @@ void LoadBench::Cycle() {
   const bool present = !queue_.empty();
   l_.q_empty = !present;
   if (present) SetHead(l_.q_head, queue_.front().q);
+  l_.dram_bytes = dram_bytes;
   l_.have_pop_next = c2l.have();
   l_.room_push_next = l2c.room();
   const bool respond = dram_.Due(cycle_);
@@ -125,7 +140,9 @@ void LoadBench::Cycle() {
   l_.eval();
 
   const MemInsn* head = present ? &queue_.front().m : nullptr;
-  const bool overrun = head && Overruns(*head);
+  const std::optional<std::pair<int, uint32_t>> refusal =
+      head ? Refusal(*head, dram_bytes) : std::nullopt;
+  const bool overrun = refusal.has_value();
   const bool ready =
       head && (!head->deps.pop_next || c2l.have()) && (!head->deps.push_next || l2c.room());
   EXPECT_EQ(bool(l_.q_pop), !running_ && ready && !overrun);
@@ -138,10 +155,11 @@ void LoadBench::Cycle() {
   }
   if (l_.err) {
     ++err_cycles;
+    err_seen = {l_.err_buffer, l_.err_index};
     EXPECT_TRUE(!running_ && overrun) << "err with no overrun at the head";
     if (overrun) {
-      EXPECT_EQ(l_.err_buffer, IsWeight(*head) ? kBufWeight : kBufInput);
-      EXPECT_EQ(l_.err_index, std::max(head->sram_base, Depth(*head)));
+      EXPECT_EQ(l_.err_buffer, refusal->first);
+      EXPECT_EQ(l_.err_index, refusal->second);
       EXPECT_EQ(l_.err_insn, queue_.front().q.index);
     }
   }
@@ -200,6 +218,7 @@ void LoadBench::Cycle() {
 
 TEST(LoadTest, RandomLoadsWriteTheirTiles) {
   LoadBench bench(17);
+  bench.dram_bytes = 1u << 20;
   std::mt19937 rng(19);
   for (int n = 0; n < 600; ++n) {
     const bool weight = Chance(rng, 40);
@@ -213,6 +232,12 @@ TEST(LoadTest, RandomLoadsWriteTheirTiles) {
     }
     const uint32_t entries = Rows(m) * Cols(m);
     m.sram_base = entries == 0 ? Draw(rng, 0, 65535) : Draw(rng, 0, Depth(m) - entries);
+    // DRAM ends at the extent's last byte now and then (dram_bytes below is 1 MiB).
+    const std::optional<DramExtent> extent = DramExtentOf(m, uint64_t{1} << Shift(m));
+    if (extent && Chance(rng, 10)) {
+      m.dram_base = static_cast<uint32_t>((uint64_t{1} << (20 - Shift(m))) - 1 -
+                                          (extent->last - m.dram_base));
+    }
     if (entries != 0 && Chance(rng, 10)) m.sram_base = Depth(m) - entries;
     bench.Push(m);
   }
@@ -274,6 +299,57 @@ TEST(LoadTest, OverrunRaisesErrAndDoesNotStart) {
     }
     EXPECT_EQ(bench.retired, c.bad ? 1 : 2);
     EXPECT_EQ(bench.err_cycles > 200, c.bad);
+  }
+}
+
+// A LOAD reading past DRAM's end (4096 bytes: 256 input entries, 16 weight entries) is refused
+// at the queue's head, with its tokens there, naming its last DRAM entry, and reads nothing; one
+// reading to DRAM's last byte runs; a buffer overrun is named before a DRAM one.
+TEST(LoadTest, DramOverrunRaisesErrAndDoesNotStart) {
+  struct Case {
+    MemType type;
+    uint32_t sram, dram, y, x, stride, pad;
+    std::optional<std::pair<int, uint32_t>> err;
+  };
+  const uint32_t inp = v::kINP_DEPTH;
+  for (const Case& c : {
+           Case{MemType::kInput, 0, 255, 1, 1, 1, 0, std::nullopt},
+           Case{MemType::kInput, 0, 255, 1, 2, 2, 0, {{kBufDram, 256}}},
+           Case{MemType::kInput, 0, 200, 2, 4, 52, 0, std::nullopt},  // entries to 255
+           Case{MemType::kInput, 0, 200, 2, 4, 53, 0, {{kBufDram, 256}}},
+           Case{MemType::kInput, 0, 255, 1, 1, 1, 2, std::nullopt},   // padding reads nothing
+           Case{MemType::kInput, 0, 9000, 0, 3, 3, 1, std::nullopt},  // nor does an empty tile
+           Case{MemType::kWeight, 0, 15, 1, 1, 1, 0, std::nullopt},
+           Case{MemType::kWeight, 0, 14, 2, 1, 1, 0, std::nullopt},
+           Case{MemType::kWeight, 0, 15, 1, 2, 2, 0, {{kBufDram, 16}}},
+           Case{MemType::kWeight, 0, 0, 2, 1, 16, 0, {{kBufDram, 16}}},
+           // 2^24 weight entries end at 2^32 bytes: 0 in 32 bits.
+           Case{MemType::kWeight, 0, (1u << 24) - 1, 1, 1, 1, 0, {{kBufDram, (1u << 24) - 1}}},
+           // The last entry past 32 bits: its low 32 bits.
+           Case{MemType::kInput, 0, 0xffffffffu, 2, 1, 2, 0, {{kBufDram, 1}}},
+           Case{MemType::kInput, inp - 1, 300, 1, 2, 2, 0, {{kBufInput, inp}}},
+       }) {
+    SCOPED_TRACE(::testing::Message()
+                 << (c.type == MemType::kWeight ? "wgt" : "inp") << " dram " << c.dram << " y "
+                 << c.y << " x " << c.x << " stride " << c.stride << " pad " << c.pad);
+    LoadBench bench(31);
+    bench.dram_bytes = 4096;
+    bench.c2l.count = 2;
+    bench.Push(Load(MemType::kInput, 1, 7, 1, 1, 1));
+    MemInsn m = Load(c.type, c.sram, c.dram, c.y, c.x, c.stride, {.pop_next = true});
+    if (c.type == MemType::kInput) m.y_pad_0 = m.y_pad_1 = m.x_pad_0 = m.x_pad_1 = c.pad;
+    bench.Push(m);
+    if (c.err) {
+      for (int cycle = 0; cycle < 300; ++cycle) bench.Cycle();
+    } else {
+      bench.RunAll(3000);
+    }
+    EXPECT_EQ(bench.retired, c.err ? 1 : 2);
+    EXPECT_EQ(bench.err_cycles > 200, c.err.has_value());
+    EXPECT_EQ(bench.err_seen, c.err);
+    if (c.err) {
+      EXPECT_EQ(bench.writes, 1) << "the refused LOAD wrote";
+    }
   }
 }
 

@@ -5,7 +5,9 @@
 // isa.h's strided DRAM addresses with the buffer entry's bytes; STOREs start in order as soon as
 // the module is free and their token and room are there, never before; they pop and push tokens
 // as their flags say and retire once each with their index; a STORE that would read past the
-// buffer raises err with the first index past it and its own index, and does not start.
+// buffer raises err with the first index past it and its own index, and does not start; so does
+// one that would write past DRAM's end (dram_bytes), naming DRAM and the last entry it would
+// write, its buffer range checked first.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -21,6 +23,7 @@ constexpr int kShift = verilated::kOUT_SHIFT;
 constexpr int kBeats = verilated::kOUT_BEATS;
 constexpr uint32_t kDepth = verilated::kOUT_DEPTH;
 static_assert(kBeats * 16 == 1 << kShift);
+constexpr int kBufOut = 4, kBufDram = 5;  // err_buffer's numbering (vdla_pkg's BUF_*)
 
 // The output buffer's bytes: a fixed pattern of the entry and the byte, so any read is checkable.
 Beat OutBeat(uint32_t entry, int beat) {
@@ -41,6 +44,13 @@ bool Overruns(const MemInsn& m) {
   return entries != 0 && m.sram_base + entries > kDepth;
 }
 uint32_t FirstPast(const MemInsn& m) { return std::max(m.sram_base, kDepth); }
+// The error a STORE at the head raises with a DRAM of `dram_bytes`: (err_buffer, err_index).
+std::optional<std::pair<int, uint32_t>> Refusal(const MemInsn& m, uint64_t dram_bytes) {
+  if (Overruns(m)) return std::pair{kBufOut, FirstPast(m)};
+  const std::optional<DramExtent> e = DramExtentOf(m, uint64_t{1} << kShift);
+  if (e && e->Passes(dram_bytes)) return std::pair{kBufDram, static_cast<uint32_t>(e->last)};
+  return std::nullopt;
+}
 
 struct Write {
   uint32_t addr;
@@ -86,7 +96,9 @@ class StoreBench {
   TokenQueue c2s{0, 2}, s2c{0, 2};  // the one it pops (pop_prev), the one it pushes (push_prev)
   int token_percent = 30;           // a token arriving / room freeing in a cycle
   int grant_percent = 70;
+  uint32_t dram_bytes = uint32_t{1} << 31;  // DRAM's size, as launch gives it
   int retired = 0, err_cycles = 0, writes = 0;
+  std::optional<std::pair<int, uint32_t>> err_seen;  // (err_buffer, err_index)
 
  private:
   struct Pending {
@@ -110,6 +122,7 @@ void StoreBench::Cycle() {
   const bool present = !queue_.empty();
   s_.q_empty = !present;
   if (present) SetHead(s_.q_head, queue_.front().q);
+  s_.dram_bytes = dram_bytes;
   s_.have_pop_prev = c2s.have();
   s_.room_push_prev = s2c.room();
   for (int b = 0; b < kBeats; ++b)
@@ -123,7 +136,9 @@ void StoreBench::Cycle() {
   // Starting: only a present, in-range STORE whose token and room are there, on a free module;
   // and then always.
   const MemInsn* head = present ? &queue_.front().m : nullptr;
-  const bool overrun = head && Overruns(*head);
+  const std::optional<std::pair<int, uint32_t>> refusal =
+      head ? Refusal(*head, dram_bytes) : std::nullopt;
+  const bool overrun = refusal.has_value();
   const bool ready =
       head && (!head->deps.pop_prev || c2s.have()) && (!head->deps.push_prev || s2c.room());
   EXPECT_EQ(bool(s_.q_pop), !running_ && ready && !overrun);
@@ -137,8 +152,10 @@ void StoreBench::Cycle() {
   if (s_.err) {
     ++err_cycles;
     EXPECT_TRUE(!running_ && overrun) << "err with no overrun at the head";
+    err_seen = {s_.err_buffer, s_.err_index};
     if (overrun) {
-      EXPECT_EQ(s_.err_index, FirstPast(*head));
+      EXPECT_EQ(s_.err_buffer, refusal->first);
+      EXPECT_EQ(s_.err_index, refusal->second);
       EXPECT_EQ(s_.err_insn, queue_.front().q.index);
     }
   }
@@ -190,6 +207,7 @@ void StoreBench::Cycle() {
 
 TEST(StoreTest, RandomStoresWriteTheirEntries) {
   StoreBench bench(7);
+  bench.dram_bytes = 1u << 20;
   std::mt19937 rng(11);
   int expected_writes = 0;
   for (int n = 0; n < 1000; ++n) {
@@ -199,7 +217,10 @@ TEST(StoreTest, RandomStoresWriteTheirEntries) {
     if (y * x != 0 && Chance(rng, 10)) sram = kDepth - y * x;
     const uint32_t stride = Chance(rng, 10) ? Draw(rng, 0, 8) : x + Draw(rng, 0, 3);
     Deps d{Chance(rng, 40), false, Chance(rng, 40), false};
-    bench.Push(Store(sram, Draw(rng, 0, 5000), y, x, stride, d));
+    uint32_t dram = Draw(rng, 0, 5000);
+    // Now and then ending at DRAM's last byte (dram_bytes below: 1 MiB, 32768 entries).
+    if (y * x != 0 && Chance(rng, 10)) dram = 32767 - ((y - 1) * stride + x - 1);
+    bench.Push(Store(sram, dram, y, x, stride, d));
     expected_writes += y * x * kBeats;
   }
   bench.RunAll();
@@ -250,6 +271,46 @@ TEST(StoreTest, OverrunRaisesErrAndDoesNotStart) {
     EXPECT_EQ(bench.retired, c.bad ? 1 : 2);
     EXPECT_EQ(bench.err_cycles > 100, c.bad);
     EXPECT_EQ(bench.writes, kBeats * (1 + (c.bad ? 0 : c.y * c.x)));
+  }
+}
+
+// A STORE writing past DRAM's end (2048 bytes: 64 entries) is refused at the queue's head, with
+// its tokens there, naming its last DRAM entry, and writes nothing; one writing to DRAM's last
+// byte runs; a buffer overrun is named before a DRAM one.
+TEST(StoreTest, DramOverrunRaisesErrAndDoesNotStart) {
+  struct Case {
+    uint32_t sram, dram, y, x, stride;
+    std::optional<std::pair<int, uint32_t>> err;
+  };
+  for (const Case& c : {
+           Case{0, 63, 1, 1, 1, std::nullopt},
+           Case{0, 63, 1, 2, 2, {{kBufDram, 64}}},
+           Case{0, 0, 2, 4, 60, std::nullopt},  // entries to 63
+           Case{0, 0, 2, 4, 61, {{kBufDram, 64}}},
+           Case{0, 0, 3, 2, 0, std::nullopt},     // rows over one another
+           Case{0, 9000, 0, 2, 2, std::nullopt},  // an empty tile writes nothing
+           // 2^27 entries end at 2^32 bytes: 0 in 32 bits.
+           Case{0, (1u << 27) - 1, 1, 1, 1, {{kBufDram, (1u << 27) - 1}}},
+           // The last entry past 32 bits: its low 32 bits.
+           Case{0, 0xfffffff0u, 2, 1, 0x20, {{kBufDram, 0x10}}},
+           Case{kDepth - 1, 100, 1, 2, 2, {{kBufOut, kDepth}}},
+       }) {
+    SCOPED_TRACE(::testing::Message()
+                 << "dram " << c.dram << " y " << c.y << " x " << c.x << " stride " << c.stride);
+    StoreBench bench(13);
+    bench.dram_bytes = 2048;
+    bench.c2s.count = 2;
+    bench.Push(Store(1, 0, 1, 1, 1));
+    bench.Push(Store(c.sram, c.dram, c.y, c.x, c.stride, {.pop_prev = true, .push_prev = true}));
+    if (c.err) {
+      for (int cycle = 0; cycle < 200; ++cycle) bench.Cycle();
+    } else {
+      bench.RunAll(1000);
+    }
+    EXPECT_EQ(bench.retired, c.err ? 1 : 2);
+    EXPECT_EQ(bench.err_cycles > 100, c.err.has_value());
+    EXPECT_EQ(bench.err_seen, c.err);
+    EXPECT_EQ(bench.writes, kBeats * (1 + (c.err ? 0 : c.y * c.x)));
   }
 }
 

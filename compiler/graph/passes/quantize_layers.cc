@@ -1,4 +1,4 @@
-#include "compiler/graph/passes/quantize_convs.h"
+#include "compiler/graph/passes/quantize_layers.h"
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/strings/str_cat.h>
@@ -16,9 +16,9 @@ namespace {
 constexpr DLDataType kInt8{kDLInt, 8, 1};
 constexpr DLDataType kInt32{kDLInt, 32, 1};
 
-// conv2d [-> add of a per-channel constant] [-> relu].
-struct ConvChain {
-  const Node* conv = nullptr;
+// conv2d or dense [-> add of a per-channel constant] [-> relu].
+struct LayerChain {
+  const Node* layer = nullptr;
   const Node* add = nullptr;  // or nullptr
   ValueId bias = kInvalid;
   const Node* relu = nullptr;  // or nullptr
@@ -32,9 +32,13 @@ const Node* OnlyReader(const Graph& g, ValueId id, const std::vector<std::vector
   return &g.nodes[static_cast<size_t>(readers[0])];
 }
 
-bool IsChannelBias(const Graph& g, ValueId id, int64_t c) {
+// A constant bias per output channel of `layer` (its output's axis 1), in the shapes numpy
+// broadcasting adds it in.
+bool IsChannelBias(const Graph& g, ValueId id, const Node& layer) {
   if (!IsFloat32Constant(g, id)) return false;
+  const int64_t c = g.type(layer.outputs[0]).shape[1];
   const std::vector<int64_t>& s = g.type(id).shape;
+  if (layer.op == "dense") return s == std::vector<int64_t>{c} || s == std::vector<int64_t>{1, c};
   return s == std::vector<int64_t>{c, 1, 1} || s == std::vector<int64_t>{1, c, 1, 1};
 }
 
@@ -47,15 +51,23 @@ bool PlainConv(const Graph& g, const Node& conv) {
   return !a.contains("layout");  // logical NCHW only (the layout pass runs later)
 }
 
-std::optional<ConvChain> MatchChain(const Graph& g, const Node& conv,
-                                    const std::vector<std::vector<int>>& consumers,
-                                    const std::vector<bool>& is_output) {
-  if (!PlainConv(g, conv)) return std::nullopt;
-  ConvChain c{.conv = &conv, .end = conv.outputs[0]};
-  const int64_t oc = g.type(conv.outputs[0]).shape[1];
-  if (const Node* n = OnlyReader(g, c.end, consumers, is_output); n && n->op == "add") {
+// dense(x, W) or dense(x, W, b), W and b constants.
+bool PlainDense(const Graph& g, const Node& dense) {
+  if (dense.op != "dense") return false;
+  if (!IsFloat32(g.type(dense.inputs[0])) || !IsFloat32Constant(g, dense.inputs[1])) return false;
+  return dense.inputs.size() == 2 || IsChannelBias(g, dense.inputs[2], dense);
+}
+
+std::optional<LayerChain> MatchChain(const Graph& g, const Node& layer,
+                                     const std::vector<std::vector<int>>& consumers,
+                                     const std::vector<bool>& is_output) {
+  if (!PlainConv(g, layer) && !PlainDense(g, layer)) return std::nullopt;
+  LayerChain c{.layer = &layer, .end = layer.outputs[0]};
+  if (layer.inputs.size() == 3) c.bias = layer.inputs[2];
+  if (const Node* n = OnlyReader(g, c.end, consumers, is_output);
+      n && n->op == "add" && c.bias == kInvalid) {
     const ValueId other = n->inputs[0] == c.end ? n->inputs[1] : n->inputs[0];
-    if (n->inputs[0] != n->inputs[1] && IsChannelBias(g, other, oc)) {
+    if (n->inputs[0] != n->inputs[1] && IsChannelBias(g, other, layer)) {
       c.add = n;
       c.bias = other;
       c.end = n->outputs[0];
@@ -106,8 +118,18 @@ runtime::NDArray QuantizeBias(const Graph& g, ValueId bias, int64_t oc, double u
 
 }  // namespace
 
-absl::StatusOr<Graph> QuantizeConvs(const Graph& g, const std::vector<double>& max_abs,
-                                    const QuantizeConvsOptions& options) {
+std::string Int8OpOf(const std::string& op) {
+  if (op == "conv2d") return "conv2d_int8";
+  if (op == "dense") return "dense_int8";
+  return "";
+}
+
+bool IsQuantizableLayer(const std::string& op) {
+  return !Int8OpOf(op).empty() || op == "conv2d_int8" || op == "dense_int8";
+}
+
+absl::StatusOr<Graph> QuantizeLayers(const Graph& g, const std::vector<double>& max_abs,
+                                     const QuantizeLayersOptions& options) {
   if (max_abs.size() != g.values.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "quantization: ", max_abs.size(), " calibrated ranges for ", g.values.size(), " values"));
@@ -123,8 +145,8 @@ absl::StatusOr<Graph> QuantizeConvs(const Graph& g, const std::vector<double>& m
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& node = g.nodes[i];
     if (in_chain[i]) continue;
-    std::optional<ConvChain> c;
-    if (node.op == "conv2d" && options.eligible && options.eligible(g, node)) {
+    std::optional<LayerChain> c;
+    if (!Int8OpOf(node.op).empty() && options.eligible && options.eligible(g, node)) {
       c = MatchChain(g, node, consumers, is_output);
     }
     if (!c) {
@@ -152,7 +174,7 @@ absl::StatusOr<Graph> QuantizeConvs(const Graph& g, const std::vector<double>& m
     nlohmann::json attrs = node.attrs;
     attrs["shift"] = shift;
     attrs["relu"] = c->relu != nullptr;
-    const ValueId y = b.Op("conv2d_int8", {it->second, w, bias}, attrs,
+    const ValueId y = b.Op(Int8OpOf(node.op), {it->second, w, bias}, attrs,
                            r.FreshName(absl::StrCat(node.name, ".int8")));
     r.Bind(c->end, b.Op("dequantize", {y}, {{"scale", std::ldexp(unit, shift)}},
                         r.FreshName(absl::StrCat(g.value(c->end).name, ".dq"))));
@@ -160,9 +182,10 @@ absl::StatusOr<Graph> QuantizeConvs(const Graph& g, const std::vector<double>& m
   return r.Finish();
 }
 
-int CountInt8Convs(const Graph& g) {
-  return static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(),
-                                        [](const Node& n) { return n.op == "conv2d_int8"; }));
+int CountInt8Layers(const Graph& g) {
+  return static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
+    return n.op == "conv2d_int8" || n.op == "dense_int8";
+  }));
 }
 
 }  // namespace tessel::graph::passes
