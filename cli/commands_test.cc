@@ -155,10 +155,25 @@ TEST(CommandsTest, BenchOpsOnOpenclRunsAndChecksEachLayer) {
 }
 
 // On VDLA each layer runs on the RTL simulator with and without latency hiding, checked against
-// libtorch; a depthwise layer is named as one VDLA does not compute.
+// libtorch; a depthwise layer is named as one VDLA does not compute. With --out, Fig. 10's
+// roofline: a point per row in fig10.csv, and its plot.
 TEST(CommandsTest, BenchOpsOnVdlaCountsCyclesWithAndWithoutLatencyHiding) {
-  Outcome o = RunTessel({"bench", "ops", "--target", "vdla", "--layers", "C11,D9"});
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/fig10";
+  Outcome o = RunTessel({"bench", "ops", "--target", "vdla", "--layers", "C11,D9", "--out", dir});
   ASSERT_EQ(o.exit_code, kExitOk) << o.err;
+  std::ifstream csv(dir + "/fig10.csv");
+  std::string header, off, on, more;
+  std::getline(csv, header);
+  std::getline(csv, off);
+  std::getline(csv, on);
+  EXPECT_EQ(header, "layer,hiding,ops_per_byte,gops,peak_gops,gbytes_per_s");
+  // The roof: 2 x 256 MACs a cycle and a 16-byte beat a cycle at 200 MHz.
+  EXPECT_TRUE(std::regex_match(off, std::regex("C11,off,[0-9.]+,[0-9.]+,102\\.4000,3\\.2000")))
+      << off;
+  EXPECT_TRUE(std::regex_match(on, std::regex("C11,on,[0-9.]+,[0-9.]+,102\\.4000,3\\.2000"))) << on;
+  EXPECT_FALSE(std::getline(csv, more)) << more;
+  EXPECT_GT(std::filesystem::file_size(dir + "/fig10.png"), 5000u);
+  EXPECT_NE(o.out.find("(Fig. 10: roof 102.4 GOPS, 3.2 GB/s)"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("the RTL simulated by Verilator"), std::string::npos) << o.out;
   EXPECT_TRUE(std::regex_search(
       o.out, std::regex("\nC11 +off +7x32 1t 1w +[0-9]+ +[0-9.]+% +[0-9.]+ +[0-9.]+  yes\n")))
@@ -169,7 +184,7 @@ TEST(CommandsTest, BenchOpsOnVdlaCountsCyclesWithAndWithoutLatencyHiding) {
   EXPECT_NE(o.out.find("D9    not on VDLA: conv2d_int8.vdla: 'groups' must be 1, got 1024"),
             std::string::npos)
       << o.out;
-  EXPECT_TRUE(std::regex_search(o.out, std::regex("\nmedian utilization = 0\\.[0-9]+\n$")))
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\nmedian utilization = 0\\.[0-9]+\nwrote ")))
       << o.out;
 }
 
@@ -229,6 +244,9 @@ TEST(CommandsTest, BenchAndQuickstartUserErrorsAreNamed) {
       {{"bench", "ops", "--target", "vdla", "--repeat", "5"},
        "tessel bench: --repeat does not apply to --target vdla: its cycle counts are simulated, "
        "the same on every run\n"},
+      {{"bench", "ops", "--target", "llvm", "--out", "figs"},
+       "tessel bench: --out applies to --target vdla (Fig. 10's roofline); --target 'llvm' "
+       "writes no figure\n"},
       {{"bench", "ops", "--target", "opencl", "--threads", "2"},
        "tessel bench: --threads applies to CPU targets; --target 'opencl' runs on a GPU\n"},
       {{"bench", "ops", "--target", "llvm -mtriple=aarch64-linux-gnu"},

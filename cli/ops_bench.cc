@@ -52,7 +52,10 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
                     {"repeat", "timed repeats (>= 5)"},
                     {"log",
                      "tuning logs, comma-separated: the best config per layer "
-                     "instead of the fallback (tessel tune / experiment)"}}));
+                     "instead of the fallback (tessel tune / experiment)"},
+                    {"out",
+                     "with --target vdla: a folder for Fig. 10, the roofline (fig10.csv, "
+                     "fig10.png)"}}));
   const std::string suite = flags.String("suite", "table2");
   if (suite != "table2") {
     return absl::InvalidArgumentError(
@@ -77,6 +80,12 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
     return absl::InvalidArgumentError(absl::StrCat("--threads applies to CPU targets; --target '",
                                                    target_text, "' runs on a GPU"));
   }
+  const std::string out_dir = flags.String("out", "");
+  if (!vdla && !out_dir.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out applies to --target vdla (Fig. 10's roofline); --target '", target_text,
+                     "' writes no figure"));
+  }
   if (vdla) {
     for (const char* flag : {"threads", "repeat"}) {
       if (!flags.String(flag, "").empty()) {
@@ -98,7 +107,8 @@ absl::Status BenchOps(std::span<const std::string> args, std::ostream& out) {
   TESSEL_ASSIGN_OR_RETURN(std::vector<workloads::Layer> layers,
                           ChooseLayers(flags.String("layers", "")));
   if (vdla) {
-    return BenchVdlaOps(*gpu_target, layers, {.history = history ? &*history : nullptr, .log = log},
+    return BenchVdlaOps(*gpu_target, layers,
+                        {.history = history ? &*history : nullptr, .log = log, .out_dir = out_dir},
                         out);
   }
   if (gpu) {

@@ -3,6 +3,7 @@
 #include <absl/strings/str_cat.h>
 #include <absl/strings/str_format.h>
 
+#include <filesystem>
 #include <optional>
 #include <variant>
 
@@ -10,9 +11,11 @@
 #include "compiler/ops/template.h"
 #include "compiler/ops/vdla/conv2d_tiling.h"
 #include "compiler/runtime/timer.h"
+#include "compiler/support/atomic_file.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/target_facts.h"
 #include "compiler/transforms/pipeline.h"
+#include "experiments/plot.h"
 #include "hardware/vdla/driver/program.h"
 #include "search/measure/torch_reference.h"
 #include "search/measure/vdla_measure.h"
@@ -30,6 +33,45 @@ struct Row {
   search::MeasureResult result;
   int wrong = 0;  // candidates with wrong outputs, the fastest or not
 };
+
+// A point of Fig. 10.
+struct RooflinePoint {
+  std::string layer, hiding;
+  double ops_per_byte, gops;
+};
+
+// DIR/fig10.csv and DIR/fig10.png: the points under the roof of c's GEMM peak and DRAM port.
+absl::Status WriteRoofline(const std::vector<RooflinePoint>& points,
+                           const hardware::vdla::Config& c, const std::string& dir,
+                           std::ostream& out) {
+  const double peak_gops = 2.0 * static_cast<double>(c.macs_per_cycle()) * c.clock_mhz * 1e-3;
+  const double gbytes_per_s =
+      static_cast<double>(hardware::vdla::Config::kDramBeatBytes) * c.clock_mhz * 1e-3;
+  std::string csv = "layer,hiding,ops_per_byte,gops,peak_gops,gbytes_per_s\n";
+  for (const RooflinePoint& p : points) {
+    absl::StrAppendFormat(&csv, "%s,%s,%.4f,%.4f,%.4f,%.4f\n", p.layer, p.hiding, p.ops_per_byte,
+                          p.gops, peak_gops, gbytes_per_s);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out '", dir, "': cannot create the folder: ", ec.message()));
+  }
+  const std::string csv_path = (std::filesystem::path(dir) / "fig10.csv").string();
+  TESSEL_RETURN_IF_ERROR(support::WriteFileAtomically(csv_path, csv));
+  TESSEL_ASSIGN_OR_RETURN(const std::string script, experiments::FindPlotScript());
+  TESSEL_ASSIGN_OR_RETURN(
+      const std::string png,
+      experiments::RunRooflinePlotScript(
+          script, csv_path, dir,
+          absl::StrFormat("VDLA roofline: ResNet-18 layers (%d MHz, %d MACs a cycle)", c.clock_mhz,
+                          c.macs_per_cycle()),
+          "fig10.png"));
+  out << absl::StrFormat("wrote %s and %s (Fig. 10: roof %.1f GOPS, %.1f GB/s)\n", csv_path,
+                         (std::filesystem::path(dir) / png).string(), peak_gops, gbytes_per_s);
+  return absl::OkStatus();
+}
 
 // Bytes the config's program moves by DMA (LOADs and STOREs, micro-ops included).
 absl::StatusOr<int64_t> DmaBytes(const search::Task& task, const search::Config& config,
@@ -89,6 +131,7 @@ absl::Status BenchVdlaOps(const target::Target& target, const std::vector<worklo
   out << absl::StrFormat("%-5s %-6s %-22s %11s %7s %9s %9s  %s\n", "layer", "hiding", "config",
                          "cycles", "util", "MAC/byte", "ms", "correct");
   std::vector<double> utils, utils_off;
+  std::vector<RooflinePoint> points;
   bool all_correct = true;
   for (const workloads::Layer& layer : layers) {
     absl::StatusOr<search::Task> task = workloads::LayerTask(layer.name, facts);
@@ -152,10 +195,12 @@ absl::Status BenchVdlaOps(const target::Target& target, const std::vector<worklo
       TESSEL_ASSIGN_OR_RETURN(const int64_t bytes, DmaBytes(*task, row.config, facts));
       if (label == "on") utils.push_back(util);
       if (label == "off") utils_off.push_back(util);
-      out << absl::StrFormat(
-          "%-5s %-6s %-22s %11.0f %6.1f%% %9.1f %9.3f  %s\n", layer.name, label, config_text,
-          cycles, 100 * util, static_cast<double>(v.macs()) / static_cast<double>(bytes),
-          seconds * 1e3, row.wrong == 0 ? "yes" : absl::StrCat("NO (", row.wrong, " tilings)"));
+      const double macs_per_byte = static_cast<double>(v.macs()) / static_cast<double>(bytes);
+      points.push_back({layer.name, label, 2 * macs_per_byte,
+                        2.0 * static_cast<double>(v.macs()) / seconds * 1e-9});
+      out << absl::StrFormat("%-5s %-6s %-22s %11.0f %6.1f%% %9.1f %9.3f  %s\n", layer.name, label,
+                             config_text, cycles, 100 * util, macs_per_byte, seconds * 1e3,
+                             row.wrong == 0 ? "yes" : absl::StrCat("NO (", row.wrong, " tilings)"));
       out.flush();
     }
   }
@@ -171,6 +216,9 @@ absl::Status BenchVdlaOps(const target::Target& target, const std::vector<worklo
   }
   if (!all_correct) {
     return absl::InternalError("some layers computed wrong results (see the rows above)");
+  }
+  if (!options.out_dir.empty() && !points.empty()) {
+    TESSEL_RETURN_IF_ERROR(WriteRoofline(points, c, options.out_dir, out));
   }
   return absl::OkStatus();
 }

@@ -21,11 +21,16 @@
 // the DMA moves), the time at the configuration's stated clock, correct. Layers VDLA does not
 // compute (C1's 3 channels, the depthwise D layers) get a line saying why. The last line is
 // `median utilization = U` over the `on` rows; an error when any output is wrong.
+//
+// With an output folder, also Fig. 10: DIR/fig10.csv, a point per row (operational intensity in
+// ops per DMA byte, throughput in GOPS at the stated clock, the roof's peak and DRAM bandwidth),
+// and DIR/fig10.png, the roofline (experiments/plot.py, matplotlib).
 namespace tessel::cli {
 
 struct VdlaBenchOptions {
   const search::ApplyHistoryBest* history = nullptr;  // null: no tuned rows
   std::string log;                                    // its files, for the header
+  std::string out_dir;                                // "": no figure
 };
 
 absl::Status BenchVdlaOps(const target::Target& target, const std::vector<workloads::Layer>& layers,

@@ -81,6 +81,18 @@ absl::StatusOr<std::vector<std::string>> RunScript(const std::vector<std::string
   return pngs;
 }
 
+// The one PNG a run of the script for a single figure (`what`, plural, for the message) wrote.
+absl::StatusOr<std::string> RunOneFigure(const std::vector<std::string>& argv,
+                                         const std::string& what) {
+  absl::StatusOr<std::vector<std::string>> pngs = RunScript(argv);
+  if (!pngs.ok()) return pngs.status();
+  if (pngs->size() != 1) {
+    return absl::InternalError(
+        absl::StrCat("the plot script wrote ", pngs->size(), " ", what, ", not one"));
+  }
+  return pngs->front();
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FindPlotScript() { return FindRunfile("experiments/plot.py"); }
@@ -111,14 +123,19 @@ absl::StatusOr<std::string> RunBarPlotScript(const std::string& script,
                                              const std::string& out_dir, const std::string& title,
                                              const std::string& values, const std::string& png,
                                              const std::string& python) {
-  absl::StatusOr<std::vector<std::string>> pngs = RunScript(
-      {python, script, "--bars", values, "--png", png, summary_csv, out_dir, "--title", title});
-  if (!pngs.ok()) return pngs.status();
-  if (pngs->size() != 1) {
-    return absl::InternalError(
-        absl::StrCat("the plot script wrote ", pngs->size(), " bar charts, not one"));
-  }
-  return pngs->front();
+  return RunOneFigure(
+      {python, script, "--bars", values, "--png", png, summary_csv, out_dir, "--title", title},
+      "bar charts");
+}
+
+absl::StatusOr<std::string> RunRooflinePlotScript(const std::string& script,
+                                                  const std::string& roofline_csv,
+                                                  const std::string& out_dir,
+                                                  const std::string& title, const std::string& png,
+                                                  const std::string& python) {
+  return RunOneFigure(
+      {python, script, "--roofline", "--png", png, roofline_csv, out_dir, "--title", title},
+      "rooflines");
 }
 
 }  // namespace tessel::experiments

@@ -7,8 +7,8 @@
 #include <vector>
 
 // The figures of an experiment: experiments/plot.py (matplotlib, run by /usr/bin/python3) turns
-// a tuning experiment's trials.csv into one PNG per workload, and a models experiment's
-// summary.csv into one bar chart.
+// a tuning experiment's trials.csv into one PNG per workload, a models experiment's summary.csv
+// into one bar chart, and a roofline's points into one roofline plot.
 namespace tessel::experiments {
 
 // plot.py in the running binary's runfiles (runfiles.h); NotFound naming the places tried.
@@ -31,5 +31,13 @@ absl::StatusOr<std::string> RunBarPlotScript(const std::string& script,
                                              const std::string& out_dir, const std::string& title,
                                              const std::string& values, const std::string& png,
                                              const std::string& python = "/usr/bin/python3");
+
+// Runs `python script --roofline --png png roofline_csv out_dir --title title` (the CSV's columns:
+// plot.py's docstring; Fig. 10); returns the PNG's file name in out_dir. Errors as RunPlotScript.
+absl::StatusOr<std::string> RunRooflinePlotScript(const std::string& script,
+                                                  const std::string& roofline_csv,
+                                                  const std::string& out_dir,
+                                                  const std::string& title, const std::string& png,
+                                                  const std::string& python = "/usr/bin/python3");
 
 }  // namespace tessel::experiments

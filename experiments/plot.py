@@ -3,6 +3,7 @@
 
 usage: plot.py TRIALS_CSV OUT_DIR [--title TEXT] [--models STRATEGY,STRATEGY,...]
        plot.py --bars {speedup,ms} --png NAME SUMMARY_CSV OUT_DIR [--title TEXT]
+       plot.py --roofline --png NAME ROOFLINE_CSV OUT_DIR [--title TEXT]
 
 A tuning experiment's trials.csv (Fig. 12): for each workload, writes OUT_DIR/<workload>.png, the
 best speedup over oneDNN against the number of trials, one line per strategy (the median over its
@@ -17,6 +18,11 @@ bars per network, one bar per variant: with `speedup`, every network on one axis
 variant's speedup over the network's first variant (Fig. 4); with `ms`, one panel per network
 (their times differ by orders of magnitude), each bar the median time with a min-max whisker
 (Fig. 14).
+
+A roofline CSV (--roofline; Fig. 10: columns layer, hiding, ops_per_byte, gops, peak_gops,
+gbytes_per_s): writes OUT_DIR/NAME, the roof min(peak_gops, gbytes_per_s x intensity) on log axes
+and one point per row (intensity, throughput), a marker per `hiding` value (off, on, tuned), an
+arrow from each layer's `off` point to its `on` point.
 
 Prints the name of each PNG written; each is written to a temporary file first and renamed, so an
 interrupted run leaves no half-written PNG. Exit status 2 when matplotlib is missing (the message
@@ -228,6 +234,67 @@ def plot_ms_bars(plt, data, out_dir, name, title):
     return save(plt, fig, out_dir, name)
 
 
+def read_roofline(path):
+    """[(layer, hiding, ops_per_byte, gops)], peak_gops, gbytes_per_s."""
+    rows, peak, bandwidth = [], None, None
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        needed = {"layer", "hiding", "ops_per_byte", "gops", "peak_gops", "gbytes_per_s"}
+        missing = needed - set(reader.fieldnames or [])
+        if missing:
+            raise ValueError(f"{path}: missing columns {sorted(missing)}")
+        for line, row in enumerate(reader, start=2):
+            try:
+                rows.append((row["layer"], row["hiding"], float(row["ops_per_byte"]),
+                             float(row["gops"])))
+                peak, bandwidth = float(row["peak_gops"]), float(row["gbytes_per_s"])
+            except ValueError as e:
+                raise ValueError(f"{path}:{line}: {e}") from e
+    if not rows:
+        raise ValueError(f"{path}: no rows")
+    return rows, peak, bandwidth
+
+
+def plot_roofline(plt, rows, peak, bandwidth, out_dir, name, title):
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=120)
+    ridge = peak / bandwidth  # the intensity where the roof turns flat
+    lo = min(min(r[2] for r in rows) / 2, ridge / 8)
+    hi = max(max(r[2] for r in rows) * 2, 2 * ridge)
+    ax.plot([lo, ridge, hi], [bandwidth * lo, peak, peak], color="black", linewidth=1.2,
+            label=f"roof: {peak:g} GOPS, {bandwidth:g} GB/s")
+    styles = {"off": dict(marker="o", facecolors="none", edgecolors="tab:red"),
+              "on": dict(marker="o", color="tab:blue"),
+              "tuned": dict(marker="x", color="tab:green")}
+    labels = {"off": "without latency hiding", "on": "with latency hiding", "tuned": "tuned"}
+    for hiding in ["off", "on", "tuned"]:
+        points = [r for r in rows if r[1] == hiding]
+        if points:
+            ax.scatter([r[2] for r in points], [r[3] for r in points], s=28,
+                       label=labels[hiding], zorder=3, **styles[hiding])
+    by_layer = {}
+    for layer, hiding, x, y in rows:
+        by_layer.setdefault(layer, {})[hiding] = (x, y)
+    for layer, points in by_layer.items():
+        if "off" in points and "on" in points:
+            ax.annotate("", xy=points["on"], xytext=points["off"],
+                        arrowprops=dict(arrowstyle="->", color="gray", linewidth=0.7))
+        x, y = points.get("on", points.get("off"))
+        ax.annotate(layer, (x, y), xytext=(3, 3), textcoords="offset points", fontsize="x-small")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(min(min(r[3] for r in rows) / 1.5, bandwidth * lo), peak * 1.5)
+    ax.xaxis.set_major_formatter(plt.matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_major_formatter(plt.matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.set_xlabel("operational intensity (ops per DRAM byte)")
+    ax.set_ylabel("throughput (GOPS)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_title(title)
+    ax.legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
+    return save(plt, fig, out_dir, name)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", metavar="TRIALS_CSV|SUMMARY_CSV")
@@ -235,13 +302,24 @@ def main(argv):
     parser.add_argument("--title", default="")
     parser.add_argument("--bars", choices=["speedup", "ms"],
                         help="SUMMARY_CSV is a models experiment's summary.csv")
-    parser.add_argument("--png", default="bars.png", help="the bar chart's file name")
+    parser.add_argument("--roofline", action="store_true",
+                        help="ROOFLINE_CSV: a roofline's points (Fig. 10)")
+    parser.add_argument("--png", default="bars.png", help="the bar chart's or roofline's file name")
     parser.add_argument("--models", default="",
                         help="comma-separated strategies compared seed by seed (Fig. 13)")
     args = parser.parse_args(argv)
     plt = load_pyplot("plot.py")
     if plt is None:
         return 2
+    if args.roofline:
+        try:
+            rows, peak, bandwidth = read_roofline(args.csv)
+        except (OSError, ValueError) as e:
+            print(f"plot.py: {e}", file=sys.stderr)
+            return 1
+        os.makedirs(args.out_dir, exist_ok=True)
+        print(plot_roofline(plt, rows, peak, bandwidth, args.out_dir, args.png, args.title))
+        return 0
     if args.bars:
         try:
             data = read_summary(args.csv)

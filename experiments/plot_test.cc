@@ -139,6 +139,33 @@ TEST(PlotTest, BarChartsOfAModelsSummary) {
   EXPECT_NE(png.status().message().find("missing columns"), std::string::npos) << png.status();
 }
 
+TEST(PlotTest, RooflineOfLayersWithAndWithoutLatencyHiding) {
+  if (!HasMatplotlib()) GTEST_SKIP() << "matplotlib is missing: apt-get install python3-matplotlib";
+  absl::StatusOr<std::string> script = FindPlotScript();
+  ASSERT_TRUE(script.ok()) << script.status();
+  const std::string dir = TmpDir("roofline");
+  ASSERT_TRUE(support::WriteFileAtomically(dir + "/fig10.csv",
+                                           "layer,hiding,ops_per_byte,gops,peak_gops,gbytes_per_s\n"
+                                           "C2,off,174.8,79.6,102.4,3.2\n"
+                                           "C2,on,100.0,95.5,102.4,3.2\n"
+                                           "C3,off,57.8,49.5,102.4,3.2\n")
+                  .ok());
+  absl::StatusOr<std::string> png =
+      RunRooflinePlotScript(*script, dir + "/fig10.csv", dir, "demo", "fig10.png", kPython);
+  ASSERT_TRUE(png.ok()) << png.status();
+  EXPECT_EQ(*png, "fig10.png");
+  EXPECT_GT(std::filesystem::file_size(dir + "/fig10.png"), 5000u);
+  // A row whose throughput is not a number: the script names the line.
+  ASSERT_TRUE(support::WriteFileAtomically(dir + "/bad.csv",
+                                           "layer,hiding,ops_per_byte,gops,peak_gops,gbytes_per_s\n"
+                                           "C2,off,174.8,fast,102.4,3.2\n")
+                  .ok());
+  png = RunRooflinePlotScript(*script, dir + "/bad.csv", dir, "", "bad.png", kPython);
+  ASSERT_FALSE(png.ok());
+  EXPECT_NE(png.status().message().find("bad.csv:2"), std::string::npos) << png.status();
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bad.png"));
+}
+
 TEST(PlotTest, MissingPythonIsAnError) {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> plots =
       RunPlotScript("plot.py", "x.csv", TmpDir("none"), "", {}, "/nonexistent/python3");

@@ -28,6 +28,9 @@ struct Config {
   int command_queue_depth = 512;
   int token_queue_depth = 512;
 
+  // The RTL's DRAM port: one 16-byte beat a cycle, read or written (a roofline's bandwidth).
+  static constexpr int kDramBeatBytes = 16;
+
   // Multiply-accumulates per cycle: batch x block_in x block_out.
   int64_t macs_per_cycle() const { return static_cast<int64_t>(batch) * block_in * block_out; }
 

@@ -19,7 +19,7 @@ namespace {
 
 // Where the fetch unit reads the program: above any DRAM a run is given.
 constexpr uint64_t kProgramBase = uint64_t{1} << 31;
-constexpr int kBeatBytes = 16;
+constexpr int kBeatBytes = Config::kDramBeatBytes;
 
 absl::Status CheckBuiltWith(const Config& c) {
   namespace v = verilated;
