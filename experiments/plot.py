@@ -36,29 +36,34 @@ import sys
 from collections import OrderedDict
 
 
+def csv_rows(path, needed):
+    """(line number, row) of the CSV at path, after checking it has the `needed` columns."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = set(needed) - set(reader.fieldnames or [])
+        if missing:
+            raise ValueError(f"{path}: missing columns {sorted(missing)}")
+        yield from enumerate(reader, start=2)
+
+
 def read_series(path):
     """{workload: {strategy: {seed: [(trial, value)]}}} and whether values are speedups."""
     data = OrderedDict()
     speedup = None
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        needed = {"workload", "strategy", "seed", "trial", "best_gflops", "best_speedup"}
-        missing = needed - set(reader.fieldnames or [])
-        if missing:
-            raise ValueError(f"{path}: missing columns {sorted(missing)}")
-        for line, row in enumerate(reader, start=2):
-            has_speedup = row["best_speedup"] != ""
-            if speedup is None:
-                speedup = has_speedup
-            column = "best_speedup" if speedup else "best_gflops"
-            try:
-                value = float(row[column]) if row[column] != "" else 0.0
-                trial = int(row["trial"])
-            except ValueError as e:
-                raise ValueError(f"{path}:{line}: {e}") from e
-            runs = data.setdefault(row["workload"], OrderedDict()).setdefault(
-                row["strategy"], OrderedDict())
-            runs.setdefault(row["seed"], []).append((trial, value))
+    needed = {"workload", "strategy", "seed", "trial", "best_gflops", "best_speedup"}
+    for line, row in csv_rows(path, needed):
+        has_speedup = row["best_speedup"] != ""
+        if speedup is None:
+            speedup = has_speedup
+        column = "best_speedup" if speedup else "best_gflops"
+        try:
+            value = float(row[column]) if row[column] != "" else 0.0
+            trial = int(row["trial"])
+        except ValueError as e:
+            raise ValueError(f"{path}:{line}: {e}") from e
+        runs = data.setdefault(row["workload"], OrderedDict()).setdefault(
+            row["strategy"], OrderedDict())
+        runs.setdefault(row["seed"], []).append((trial, value))
     return data, bool(speedup)
 
 
@@ -129,18 +134,13 @@ def plot_models(plt, workload, strategies, models, speedup, out_dir, title):
 def read_summary(path):
     """{network: [(variant, median_ms, min_ms, max_ms, speedup)]} in the CSV's order."""
     data = OrderedDict()
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        needed = {"network", "variant", "median_ms", "min_ms", "max_ms", "speedup"}
-        missing = needed - set(reader.fieldnames or [])
-        if missing:
-            raise ValueError(f"{path}: missing columns {sorted(missing)}")
-        for line, row in enumerate(reader, start=2):
-            try:
-                values = tuple(float(row[k]) for k in ("median_ms", "min_ms", "max_ms", "speedup"))
-            except ValueError as e:
-                raise ValueError(f"{path}:{line}: {e}") from e
-            data.setdefault(row["network"], []).append((row["variant"],) + values)
+    columns = ("median_ms", "min_ms", "max_ms", "speedup")
+    for line, row in csv_rows(path, {"network", "variant", *columns}):
+        try:
+            values = tuple(float(row[k]) for k in columns)
+        except ValueError as e:
+            raise ValueError(f"{path}:{line}: {e}") from e
+        data.setdefault(row["network"], []).append((row["variant"],) + values)
     if not data:
         raise ValueError(f"{path}: no rows")
     return data
@@ -237,19 +237,14 @@ def plot_ms_bars(plt, data, out_dir, name, title):
 def read_roofline(path):
     """[(layer, hiding, ops_per_byte, gops)], peak_gops, gbytes_per_s."""
     rows, peak, bandwidth = [], None, None
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        needed = {"layer", "hiding", "ops_per_byte", "gops", "peak_gops", "gbytes_per_s"}
-        missing = needed - set(reader.fieldnames or [])
-        if missing:
-            raise ValueError(f"{path}: missing columns {sorted(missing)}")
-        for line, row in enumerate(reader, start=2):
-            try:
-                rows.append((row["layer"], row["hiding"], float(row["ops_per_byte"]),
-                             float(row["gops"])))
-                peak, bandwidth = float(row["peak_gops"]), float(row["gbytes_per_s"])
-            except ValueError as e:
-                raise ValueError(f"{path}:{line}: {e}") from e
+    needed = {"layer", "hiding", "ops_per_byte", "gops", "peak_gops", "gbytes_per_s"}
+    for line, row in csv_rows(path, needed):
+        try:
+            rows.append((row["layer"], row["hiding"], float(row["ops_per_byte"]),
+                         float(row["gops"])))
+            peak, bandwidth = float(row["peak_gops"]), float(row["gbytes_per_s"])
+        except ValueError as e:
+            raise ValueError(f"{path}:{line}: {e}") from e
     if not rows:
         raise ValueError(f"{path}: no rows")
     return rows, peak, bandwidth

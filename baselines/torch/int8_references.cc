@@ -9,6 +9,7 @@
 #include "baselines/torch/inputs.h"
 #include "baselines/torch/reference_ops.h"
 #include "baselines/torch/torch_convert.h"
+#include "compiler/ops/nn/matrix_args.h"
 #include "compiler/ops/nn/quantize.h"
 #include "compiler/ops/nn/requantize.h"
 #include "compiler/support/check.h"
@@ -57,12 +58,9 @@ Outputs Conv2dInt8(const std::string& op, const ops::OpArgs& args,
 // dense_int8: the sums by a float64 matrix product, narrowed as conv2d_int8's.
 Outputs DenseInt8(const std::string& op, const ops::OpArgs& args,
                   const std::vector<runtime::NDArray>& inputs) {
-  ops::ArgReader reader(op, args);
-  TESSEL_ASSIGN_OR_RETURN(const int64_t m, reader.Extent("m"));
-  TESSEL_ASSIGN_OR_RETURN(const int64_t n, reader.Extent("n"));
-  TESSEL_ASSIGN_OR_RETURN(const int64_t k, reader.Extent("k"));
-  TESSEL_ASSIGN_OR_RETURN(const std::optional<ops::nn::Requantize> requantize,
-                          ops::nn::ReadRequantize(op, args));
+  TESSEL_ASSIGN_OR_RETURN(const ops::nn::DenseInt8Args a, ops::nn::ReadDenseInt8Args(op, args));
+  const int64_t m = a.m, n = a.n, k = a.k;
+  const std::optional<ops::nn::Requantize>& requantize = a.requantize;
   std::vector<InputSpec> specs = {{"data", {m, k}, kInt8}, {"weight", {n, k}, kInt8}};
   if (requantize) specs.push_back({"bias", {n}, kInt32});
   TESSEL_RETURN_IF_ERROR(CheckInputs(op, inputs, specs));
