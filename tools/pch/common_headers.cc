@@ -1,0 +1,1 @@
+#include "tools/pch/common_headers.h"

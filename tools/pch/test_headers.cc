@@ -1,0 +1,1 @@
+#include "tools/pch/test_headers.h"
