@@ -271,11 +271,12 @@ class Suite {
   }
 
   absl::Status CompileTime() {
-    const std::string figure = "compile/resnet18";
+    const std::string& network = o_.compile_network;
+    const std::string figure = "compile/" + network;
     if (!Wanted(figure)) return absl::OkStatus();
-    TESSEL_ASSIGN_OR_RETURN(graph::Graph g, workloads::networks::BuildNetwork("resnet18", {}));
+    TESSEL_ASSIGN_OR_RETURN(graph::Graph g, workloads::networks::BuildNetwork(network, {}));
     std::optional<search::ApplyHistoryBest> log;
-    if (const std::vector<std::string> logs = Logs("fig14_end2end", {"resnet18.jsonl"});
+    if (const std::vector<std::string> logs = Logs("fig14_end2end", {network + ".jsonl"});
         !logs.empty()) {
       TESSEL_ASSIGN_OR_RETURN(search::ApplyHistoryBest read,
                               search::ApplyHistoryBest::FromLogs(logs));

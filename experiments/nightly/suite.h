@@ -20,7 +20,7 @@
 //             outputs checked first, with results/fig14_end2end/<cpu>/logs where this CPU has
 //             them;
 //   compile   compile/resnet18: seconds to compile ResNet-18 (graph passes, kernels, LLVM) with
-//             its log, lower is better;
+//             its log, lower is better (compile/<name> for SuiteOptions::compile_network);
 //   steps     steps/<name>: the kernels a compiled network launches (untuned), lower is better;
 //             deterministic, so a change in fusion shows however noisy the timings are;
 //   memory    memory/<name>: the compiled network's planned peak of intermediate buffers, MB,
@@ -47,6 +47,9 @@ struct SuiteOptions {
   // Only the figures whose names start with one of these (empty: all): a smaller suite for
   // tests, e.g. {"table2/C6", "network/dqn", "compile/"}.
   std::vector<std::string> only;
+  // The network of the compile figure, one of workloads/networks: ResNet-18 is the one users
+  // compile; a test that judges the figure many times takes a smaller one (DQN: 5 kernels).
+  std::string compile_network = "resnet18";
   Plants plants;
 };
 
