@@ -36,9 +36,7 @@ constexpr int kReduceOrders[][4] = {
 // accumulators, at most half the vector registers (8 with AVX2's 16, 16 with AVX-512's 32): the
 // rest hold the weight vectors, the broadcast input and what the loop needs. Measured with
 // template_bench on Table 2's C3-C11 (Zen 3, AVX2, 2 threads), every best tile has 7 or 8
-// accumulators, and 12 to 16 run 1.2-2.4x slower (C11's 7 x 2-vector tile: LLVM keeps both weight
-// vectors and the broadcast in registers, 17 of AVX2's 16, and spills an accumulator through the
-// stack on every FMA step: objdump of template_bench --save); the 200-trial tunings of the same layers on
+// accumulators, and 12 to 16 run 1.2-2.4x slower; the 200-trial tunings of the same layers on
 // Zen 4 (AVX-512, results/tuned_table2/znver4) end at 14 to 16 (C3, C4, C5 at exactly this
 // rule's tile), where the earlier rule took 28.
 //   vectors: 2, 1 or 4 vectors of channels (one weight load feeds reg_h x reg_n FMAs per
