@@ -5,7 +5,7 @@ def precompiled_header(name, header, source, deps = []):
     `header` compiled (through `source`, which includes only it) as a C++ header with the build's
     own flags, so every configuration gets its own. A source compiled with `-include
     tools/pch/<name>.h` loads the PCH when its flags and macros match, and parses the header as
-    text otherwise (tests/pch_used_test checks that the build's own flags match)."""
+    text otherwise (//tools/pch:pch_used_test checks that the build's own flags match)."""
     native.cc_library(
         name = name + "_object",
         srcs = [source],
