@@ -1,7 +1,6 @@
 #include "baselines/dnnl/conv2d.h"
 
 #include <absl/strings/str_cat.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <numeric>
@@ -11,6 +10,13 @@
 #include "baselines/torch/inputs.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
+
+// OpenMP's thread-count calls, from libgomp, which oneDNN runs on (BUILD links it): clang's own
+// omp.h belongs to LLVM's runtime, and GCC's is not on clang's include path.
+extern "C" {
+void omp_set_num_threads(int threads);
+int omp_get_max_threads();
+}
 
 namespace tessel::baselines {
 namespace {

@@ -41,7 +41,7 @@
 namespace tessel::arith {
 
 namespace internal {
-struct AnalyzerState;
+class AnalyzerState;
 class Simplifier;
 }  // namespace internal
 

@@ -22,7 +22,7 @@ namespace {
 using runtime::KernelArg;
 using ::testing::HasSubstr;
 
-constexpr CompileOptions kAsGiven{.optimize_graph = false};
+const CompileOptions kAsGiven{.optimize_graph = false};
 
 // Compiles, runs and compares with libtorch; returns the model for further checks.
 CompiledModel ExpectMatchesReference(const testing::TestGraph& t,

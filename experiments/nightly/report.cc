@@ -26,7 +26,8 @@ std::string Cell(const std::string& text) { return absl::StrReplaceAll(text, {{"
 
 std::string Percent(double fraction, bool sign) {
   if (!std::isfinite(fraction)) return "-";
-  return absl::StrFormat(sign ? "%+.1f%%" : "%.1f%%", 100 * fraction);
+  return sign ? absl::StrFormat("%+.1f%%", 100 * fraction)
+              : absl::StrFormat("%.1f%%", 100 * fraction);
 }
 
 // {"tessel_ms": 3.1, "onednn_ms": 4.2} -> "tessel 3.10 ms, onednn 4.20 ms".

@@ -144,7 +144,8 @@ double Noise(const Figure& now, const Figure& old, int baseline_runs, double run
 }
 
 std::string Percent(double fraction, bool sign) {
-  return absl::StrFormat(sign ? "%+.1f%%" : "%.1f%%", 100 * fraction);
+  return sign ? absl::StrFormat("%+.1f%%", 100 * fraction)
+              : absl::StrFormat("%.1f%%", 100 * fraction);
 }
 
 }  // namespace

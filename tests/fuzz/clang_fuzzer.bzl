@@ -1,12 +1,12 @@
 """clang_fuzzer: a libFuzzer binary whose own sources clang compiles with coverage and sanitizers,
-linked against the rest of the program as Bazel (GCC) builds it.
+linked against the rest of the program as Bazel builds it (uninstrumented).
 
-The workspace's toolchain is GCC, and building every dependency with clang would double the
-build. libFuzzer only needs coverage of the code under test, and AddressSanitizer finds errors in
-the code it instruments, so only `srcs` are compiled with clang (-fsanitize=fuzzer-no-link,
+Building every dependency instrumented would double the build. libFuzzer only needs coverage of
+the code under test, and AddressSanitizer finds errors in the code it instruments, so only `srcs`
+are compiled here (clang 14, whose libFuzzer Debian packages: -fsanitize=fuzzer-no-link,
 address,undefined); the static libraries and link flags of `deps` come from their CcInfo, and the
-link adds libFuzzer's driver and the sanitizer runtimes. Both compilers use libstdc++ and the
-Itanium C++ ABI, so the objects link together.
+link adds libFuzzer's driver and the sanitizer runtimes. The workspace's clang 15 and this one
+both use libstdc++ and the Itanium C++ ABI, so the objects link together.
 """
 
 _CLANG = "/usr/bin/clang++"
@@ -14,7 +14,7 @@ _CLANG = "/usr/bin/clang++"
 _SANITIZE = [
     "-fsanitize=address,undefined",
     "-fno-sanitize-recover=undefined",
-    # A vptr check needs RTTI for every class, including the uninstrumented GCC-built ones.
+    # A vptr check needs RTTI for every class, including the uninstrumented ones.
     "-fno-sanitize=vptr",
 ]
 

@@ -1,7 +1,7 @@
 // libFuzzer target: ImportOnnxBytes on arbitrary bytes. Any input must give a graph that
 // verifies or an error status (never a crash, a sanitizer report, or an Internal error, which
 // would be the frontend's bug). Built two ways (BUILD): with clang and libFuzzer for fuzzing, and
-// with the workspace's GCC as a replay of the seed corpus.
+// as the workspace builds everything, as a replay of the seed corpus.
 #include <absl/status/statusor.h>
 
 #include <cstddef>

@@ -1,7 +1,6 @@
 // Verilator's runtime links and keeps simulated time.
 #include <gtest/gtest.h>
-
-#include "verilated.h"
+#include <verilated.h>
 
 TEST(VerilatorSmokeTest, AContextKeepsTime) {
   VerilatedContext context;

@@ -158,6 +158,22 @@ ExprPtr MakeUnary(Compiler& c, const char* name, const ir::Expr& self, ScalarKin
   });
 }
 
+// Op applied to a and b (both of element kind `kind` with its type T, equal lanes) where some
+// operands are faults (Op::Valid<T> says which, Op::kFault what). Only ops whose kMayFail<T>
+// holds have those two members, so only they may name this.
+template <class Op, class T>
+ExprPtr MakeCheckedBinary(const ir::Expr& self, ScalarKind kind, ExprPtr a, ExprPtr b) {
+  constexpr BinaryKernel kernel = &Op::template Apply<T>;
+  constexpr ValidFn valid = &Op::template Valid<T>;
+  FaultInfo info{Op::kFault, kind, self};
+  if (a->lanes() == 1) {
+    return std::make_unique<CheckedBinaryScalar<kernel, valid>>(std::move(a), std::move(b),
+                                                                std::move(info));
+  }
+  return std::make_unique<CheckedBinaryVector>(kernel, valid, std::move(a), std::move(b),
+                                               std::move(info));
+}
+
 // Op applied to a and b (both of element kind `kind`, with equal lanes), lane-wise.
 template <class Op>
 ExprPtr MakeBinary(Compiler& c, const char* name, const ir::Expr& self, ScalarKind kind, ExprPtr a,
@@ -168,15 +184,7 @@ ExprPtr MakeBinary(Compiler& c, const char* name, const ir::Expr& self, ScalarKi
     if constexpr (!Op::template kAccepts<T>) {
       return RejectType(c, name, kind, self, lanes);
     } else if constexpr (Op::template kMayFail<T>) {
-      constexpr BinaryKernel kernel = &Op::template Apply<T>;
-      constexpr ValidFn valid = &Op::template Valid<T>;
-      FaultInfo info{Op::kFault, kind, self};
-      if (lanes == 1) {
-        return std::make_unique<CheckedBinaryScalar<kernel, valid>>(std::move(a), std::move(b),
-                                                                    std::move(info));
-      }
-      return std::make_unique<CheckedBinaryVector>(kernel, valid, std::move(a), std::move(b),
-                                                   std::move(info));
+      return MakeCheckedBinary<Op, T>(self, kind, std::move(a), std::move(b));
     } else {
       constexpr BinaryKernel kernel = &Op::template Apply<T>;
       if (lanes == 1) return std::make_unique<BinaryScalar<kernel>>(std::move(a), std::move(b));

@@ -73,20 +73,23 @@ Loaded Load() {
   if (a.cuEventElapsedTime == nullptr) {
     Find(library, "cuEventElapsedTime", a.cuEventElapsedTime, s);
   }
-  // Optional: the graph timer says so where they are missing.
+  // Optional: the graph timer says so where they are missing. Each is looked up (no
+  // short-circuit), so a present one is never left null beside a missing one.
+  int missing = 0;
   auto optional = [&](const char* name, auto& fn) {
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name));
-    return fn != nullptr;
+    if (fn == nullptr) ++missing;
   };
-  a.has_graphs = optional("cuStreamCreate", a.cuStreamCreate) &
-                 optional("cuStreamDestroy_v2", a.cuStreamDestroy) &
-                 optional("cuStreamBeginCapture_v2", a.cuStreamBeginCapture) &
-                 optional("cuStreamEndCapture", a.cuStreamEndCapture) &
-                 optional("cuGraphInstantiateWithFlags", a.cuGraphInstantiate) &
-                 optional("cuGraphLaunch", a.cuGraphLaunch) &
-                 optional("cuGraphExecDestroy", a.cuGraphExecDestroy) &
-                 optional("cuGraphDestroy", a.cuGraphDestroy) &
-                 optional("cuStreamSynchronize", a.cuStreamSynchronize);
+  optional("cuStreamCreate", a.cuStreamCreate);
+  optional("cuStreamDestroy_v2", a.cuStreamDestroy);
+  optional("cuStreamBeginCapture_v2", a.cuStreamBeginCapture);
+  optional("cuStreamEndCapture", a.cuStreamEndCapture);
+  optional("cuGraphInstantiateWithFlags", a.cuGraphInstantiate);
+  optional("cuGraphLaunch", a.cuGraphLaunch);
+  optional("cuGraphExecDestroy", a.cuGraphExecDestroy);
+  optional("cuGraphDestroy", a.cuGraphDestroy);
+  optional("cuStreamSynchronize", a.cuStreamSynchronize);
+  a.has_graphs = missing == 0;
   if (!s.ok()) return out;
   const CUresult init = a.cuInit(0);
   if (init != kCudaSuccess) {

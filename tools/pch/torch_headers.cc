@@ -1,0 +1,1 @@
+#include "tools/pch/torch_headers.h"
