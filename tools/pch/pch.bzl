@@ -22,11 +22,11 @@ _PCH_COPTS = [
 TORCH_COPTS = ["-std=c++17", "-Wno-c++20-extensions"]
 
 def precompiled_header(name, header, source, deps = [], copts = []):
-    """A cc_library `name` whose one header is `name`.h.pch: `header` compiled (through `source`,
+    """A cc_library `name` with two headers: `name`.h.pch, `header` compiled (through `source`,
     which includes only it) as a C++ header with the build's own flags and `copts`, so every
-    configuration gets its own. A source compiled with `-include-pch <its path>` (.bazelrc)
-    starts from it; clang refuses, naming why, a PCH whose flags or macros do not match the
-    source's."""
+    configuration gets its own; and `name`_stamp.h, a comment naming its digest. A source compiled
+    with `-include-pch <the PCH> -include <the stamp>` (.bazelrc) starts from it; clang refuses,
+    naming why, a PCH whose flags or macros do not match the source's."""
     native.cc_library(
         name = name + "_object",
         srcs = [source],
@@ -42,14 +42,19 @@ def precompiled_header(name, header, source, deps = [], copts = []):
         srcs = [name + "_object"],
         output_group = "compilation_outputs",
     )
+    # The stamp, a comment naming the PCH's digest, is what a source's dependency file lists
+    # (-include after -include-pch, .bazelrc): Bazel keeps only listed headers as a compile's
+    # inputs, and the PCH itself is not listed, so without it a changed PCH would not rebuild
+    # its users in the same output base.
     native.genrule(
         name = name + "_file",
         srcs = [name + "_object_file"],
-        outs = [name + ".h.pch"],
-        cmd = "cp $< $@",
+        outs = [name + ".h.pch", name + "_stamp.h"],
+        cmd = "cp $< $(location %s.h.pch) && " % name +
+              "echo \"// $$(sha1sum < $<)\" > $(location %s_stamp.h)" % name,
     )
     native.cc_library(
         name = name,
-        hdrs = [name + ".h.pch"],
+        hdrs = [name + ".h.pch", name + "_stamp.h"],
         deps = deps,
     )
