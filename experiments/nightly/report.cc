@@ -24,12 +24,6 @@ namespace {
 // Table cells: a '|' would end the cell.
 std::string Cell(const std::string& text) { return absl::StrReplaceAll(text, {{"|", "\\|"}}); }
 
-std::string Percent(double fraction, bool sign) {
-  if (!std::isfinite(fraction)) return "-";
-  return sign ? absl::StrFormat("%+.1f%%", 100 * fraction)
-              : absl::StrFormat("%.1f%%", 100 * fraction);
-}
-
 // {"tessel_ms": 3.1, "onednn_ms": 4.2} -> "tessel 3.10 ms, onednn 4.20 ms".
 std::string Absolute(const nlohmann::json& absolute) {
   std::vector<std::string> parts;
@@ -174,8 +168,8 @@ std::string MarkdownReport(const Record& current, const Verdict& verdict) {
       if (f.family != family) continue;
       const Figure* now = current.Find(f.name);
       absl::StrAppend(&out, "| ", Cell(f.name), " | ", FormatValue(f.old_value, f.unit), " | ",
-                      FormatValue(f.new_value, f.unit), " | ", Percent(f.change, true), " | ",
-                      Percent(f.threshold, false), " | ", StatusCell(f), " | ",
+                      FormatValue(f.new_value, f.unit), " | ", FormatPercent(f.change, true), " | ",
+                      FormatPercent(f.threshold, false), " | ", StatusCell(f), " | ",
                       Cell(now != nullptr ? Absolute(now->absolute) : ""), " |\n");
     }
     absl::StrAppend(&out, "\n");

@@ -143,11 +143,6 @@ double Noise(const Figure& now, const Figure& old, int baseline_runs, double run
   return std::sqrt(current * current + base * base);
 }
 
-std::string Percent(double fraction, bool sign) {
-  return sign ? absl::StrFormat("%+.1f%%", 100 * fraction)
-              : absl::StrFormat("%.1f%%", 100 * fraction);
-}
-
 }  // namespace
 
 const char* FigureStatusName(FigureStatus status) {
@@ -175,6 +170,12 @@ std::string FormatValue(double value, const std::string& unit) {
                                         : absl::StrFormat("%.3g", value);
   if (unit.empty()) return number;
   return unit == "x" ? absl::StrCat(number, "x") : absl::StrCat(number, " ", unit);
+}
+
+std::string FormatPercent(double fraction, bool sign) {
+  if (!std::isfinite(fraction)) return "-";
+  return sign ? absl::StrFormat("%+.1f%%", 100 * fraction)
+              : absl::StrFormat("%.1f%%", 100 * fraction);
 }
 
 absl::StatusOr<Verdict> Judge(const Record& current, const Record& baseline,
@@ -260,8 +261,8 @@ std::vector<std::string> FailureLines(const Verdict& verdict) {
     if (f.status == FigureStatus::kRegressed) {
       lines.push_back(absl::StrCat(
           "regression: ", f.name, " ", FormatValue(f.old_value, f.unit), " -> ",
-          FormatValue(f.new_value, f.unit), " (", Percent(f.change, true), ", threshold ",
-          Percent(f.threshold, false),
+          FormatValue(f.new_value, f.unit), " (", FormatPercent(f.change, true), ", threshold ",
+          FormatPercent(f.threshold, false),
           std::isfinite(f.rerun_value)
               ? absl::StrCat("; ", FormatValue(f.rerun_value, f.unit), " measured again")
               : "",

@@ -98,6 +98,9 @@ std::vector<std::string> FailureLines(const Verdict& verdict);
 // A value with its unit as people read it: "2.01x", "12.3 s", "41.5 trials/min".
 std::string FormatValue(double value, const std::string& unit);
 
+// A fraction as a percentage with one decimal, "+5.2%" with `sign`, "-" when not finite.
+std::string FormatPercent(double fraction, bool sign);
+
 // A baseline merged from several runs (oldest first) of one suite, cpu and thread count: the
 // newest run's description (date, commit, machine, versions) and figures, each figure's value
 // the median of its values in the runs that have it and its repeats those values (Record::runs).

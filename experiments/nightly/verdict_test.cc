@@ -362,5 +362,15 @@ TEST(VerdictTest, ARealSlowdownOfOneFigureIsNamedAlone) {
   EXPECT_GE(RunsWithExactly(4, {"compile/n7"}, "compile/n7", 4.0 / 3), 19);
 }
 
+TEST(VerdictTest, ValuesAndPercentagesReadAsPeopleWriteThem) {
+  EXPECT_EQ(FormatValue(2.014, "x"), "2.01x");
+  EXPECT_EQ(FormatValue(12.34, "s"), "12.3 s");
+  EXPECT_EQ(FormatValue(std::nan(""), "x"), "-");
+  EXPECT_EQ(FormatPercent(-0.1942, true), "-19.4%");
+  EXPECT_EQ(FormatPercent(0.052, true), "+5.2%");
+  EXPECT_EQ(FormatPercent(0.075, false), "7.5%");
+  EXPECT_EQ(FormatPercent(std::numeric_limits<double>::infinity(), true), "-");
+}
+
 }  // namespace
 }  // namespace tessel::experiments::nightly
