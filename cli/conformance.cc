@@ -9,12 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 
 #include "cli/command_args.h"
-#include "compiler/driver/compile_model.h"
+#include "cli/conformance_case.h"
 #include "compiler/graph/onnx/conformance_cases.h"
-#include "compiler/graph/onnx/import.h"
 #include "compiler/runtime/device_probe.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/target/target_device.h"
@@ -30,54 +28,18 @@ using graph::onnx::ConformanceCase;
 // A case that runs longer than this is a failure (a light model takes seconds).
 constexpr double kCaseTimeoutSeconds = 600;
 
-// "unsupported: <operator> (<detail>)" for an Unimplemented error, else empty.
-std::string Unsupported(const absl::Status& s) {
-  if (!absl::IsUnimplemented(s)) return "";
-  std::optional<graph::onnx::UnsupportedOperator> u = graph::onnx::FindUnsupportedOperator(s);
-  if (!u) return absl::StrCat("unsupported: ", s.message());
-  return absl::StrCat("unsupported: ", u->op, u->detail.empty() ? "" : " (" + u->detail + ")");
-}
-
-// The case's result line (after "<name>: ").
-std::string RunCase(const ConformanceCase& c, const target::Target& target) {
-  absl::StatusOr<graph::Graph> g = graph::onnx::ImportOnnxFile(c.model);
-  if (!g.ok()) {
-    std::string unsupported = Unsupported(g.status());
-    return unsupported.empty() ? absl::StrCat("failed (import: ", g.status().message(), ")")
-                               : unsupported;
-  }
-  absl::StatusOr<driver::CompiledModel> model = driver::Compile(*g, target, nullptr);
-  if (!model.ok()) {
-    std::string unsupported = Unsupported(model.status());
-    return unsupported.empty() ? absl::StrCat("failed (compile: ", model.status().message(), ")")
-                               : unsupported;
-  }
-  absl::StatusOr<runtime::GraphExecutor> exec = driver::MakeExecutor(*model);
-  if (!exec.ok()) return absl::StrCat("failed (executor: ", exec.status().message(), ")");
-
-  std::vector<std::vector<int64_t>> input_shapes;
-  for (const runtime::TensorDesc& t : exec->InputTypes()) input_shapes.push_back(t.shape);
-  absl::StatusOr<std::vector<graph::onnx::ConformanceDataSet>> sets =
-      graph::onnx::LoadConformanceData(c, input_shapes);
-  if (!sets.ok()) return absl::StrCat("failed (", sets.status().message(), ")");
-  for (const graph::onnx::ConformanceDataSet& set : *sets) {
-    absl::StatusOr<std::vector<runtime::NDArray>> got = exec->Run(set.inputs);
-    if (!got.ok()) return absl::StrCat("failed (run: ", got.status().message(), ")");
-    if (std::string why = graph::onnx::CompareConformanceOutputs(*got, set.outputs, c.tolerance());
-        !why.empty()) {
-      return absl::StrCat("failed (", why, ")");
-    }
-  }
-  return "passed";
-}
-
-// The tessel executable that runs each case: this process's own when it is `tessel`, else (a
-// test running the command in-process) the one in its runfiles.
-absl::StatusOr<std::string> TesselExecutable() {
+// The program that runs one case (cli/conformance_case.h): beside this process's executable
+// (Bazel builds it next to `tessel`, as its data), else in the runfiles (a test running the
+// command in-process). It does not link libtorch, whose loading and operator registry are most
+// of a `tessel` process's start (1 s here, against 0.05 s).
+absl::StatusOr<std::string> CaseRunner() {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && self.filename() == "tessel") return self.string();
-  return experiments::FindRunfile("cli/tessel");
+  if (!ec) {
+    const fs::path beside = self.parent_path() / "conformance_case";
+    if (fs::is_regular_file(beside, ec)) return beside.string();
+  }
+  return experiments::FindRunfile("cli/conformance_case");
 }
 
 // What the child running one case printed for it: its line's result, else how it ended.
@@ -95,13 +57,12 @@ std::string ChildResult(const std::string& name, const search::ChildExit& exit,
                       last.empty() ? "" : absl::StrCat("; its last line: ", last), ")");
 }
 
-// Runs one case in a `tessel conformance ROOT --case NAME` process of its own, so that a crash or
-// a hang is that case's failure: its result line.
-std::string RunIsolated(const std::string& exe, const std::string& root, const std::string& name,
+// Runs one case in a process of its own (`conformance_case ROOT NAME TARGET`), so that a crash
+// or a hang is that case's failure: its result line.
+std::string RunIsolated(const std::string& runner, const std::string& root, const std::string& name,
                         const std::string& target_text, const std::string& log_path) {
-  absl::StatusOr<std::unique_ptr<search::ChildProcess>> child = search::ChildProcess::Spawn(
-      {exe, "conformance", root, "--case", name, "--target", target_text}, log_path,
-      kCaseTimeoutSeconds);
+  absl::StatusOr<std::unique_ptr<search::ChildProcess>> child =
+      search::ChildProcess::Spawn({runner, root, name, target_text}, log_path, kCaseTimeoutSeconds);
   if (!child.ok()) return absl::StrCat("failed (", child.status().message(), ")");
   const search::ChildExit exit = (*child)->Wait();
   return ChildResult(name, exit, log_path);
@@ -144,27 +105,17 @@ absl::Status ConformanceCommand(std::span<const std::string> arg_words, std::ost
   if (!fs::is_directory(root, ec)) {
     return absl::NotFoundError(absl::StrCat("'", root.string(), "' is not a folder"));
   }
+  if (!only_case.empty()) return RunOneConformanceCase(root.string(), only_case, *target, out);
   std::vector<ConformanceCase> cases = graph::onnx::FindConformanceCases(root.string());
-  std::erase_if(cases, [&](const ConformanceCase& c) {
-    return !absl::StrContains(c.name, filter) || (!only_case.empty() && c.name != only_case);
-  });
+  std::erase_if(cases,
+                [&](const ConformanceCase& c) { return !absl::StrContains(c.name, filter); });
   if (cases.empty()) {
     return absl::NotFoundError(absl::StrCat(
         "no ONNX test cases under '", root.string(), "'",
         filter.empty() ? "" : absl::StrCat(" matching '", filter, "'"),
         " (a folder with model.onnx and test_data_set_*, or X.onnx with X_output_0.pb)"));
   }
-  if (!only_case.empty()) {
-    // The process of one case: TESSEL_TEST_CRASH_CASE names a case to crash in, so tests can
-    // check that a crash stays that case's failure.
-    const char* crash = std::getenv("TESSEL_TEST_CRASH_CASE");
-    if (crash != nullptr && only_case == crash) std::abort();
-    const std::string result = RunCase(cases.front(), *target);
-    out << cases.front().name << ": " << result << "\n" << std::flush;
-    if (result == "passed") return absl::OkStatus();
-    return absl::FailedPreconditionError("the case did not pass");
-  }
-  TESSEL_ASSIGN_OR_RETURN(const std::string exe, TesselExecutable());
+  TESSEL_ASSIGN_OR_RETURN(const std::string runner, CaseRunner());
   std::string log_dir = (fs::temp_directory_path() / "tessel-conformance-XXXXXX").string();
   if (mkdtemp(log_dir.data()) == nullptr) {
     return absl::InternalError("cannot make a temporary folder for the cases' logs");
@@ -173,7 +124,7 @@ absl::Status ConformanceCommand(std::span<const std::string> arg_words, std::ost
   std::map<std::string, int> unsupported;
   for (const ConformanceCase& c : cases) {
     const std::string log_path = (fs::path(log_dir) / "case.log").string();
-    const std::string result = RunIsolated(exe, root.string(), c.name, target_text, log_path);
+    const std::string result = RunIsolated(runner, root.string(), c.name, target_text, log_path);
     fs::remove(log_path, ec);
     out << c.name << ": " << result << "\n" << std::flush;
     (result == "passed" ? passed : failed) += 1;

@@ -14,8 +14,9 @@
 // Cases are found anywhere under DIR, in the two layouts of ../shared/conformance/README.md, and
 // fed and compared as compiler/graph/onnx/conformance_cases.h says (the backend tests' stored
 // inputs, rtol 1e-3, atol 1e-5; the light models' ramp input, rtol 1e-3, atol 1e-7).
-// Each case runs in a `tessel conformance DIR --case NAME` process of its own (at most 10 minutes),
-// so a crash or a hang is that case's failure and the run goes on.
+// Each case runs in a process of its own (at most 10 minutes), so a crash or a hang is that
+// case's failure and the run goes on: `conformance_case DIR NAME TARGET` (cli/conformance_case.h),
+// which does what `--case NAME` does in this process, without libtorch's start-up.
 // One line per case, in path order: "<case>: passed", "<case>: failed (max abs error E at index
 // [..])" (or the step that failed and why, or how the case's process ended), or "<case>:
 // unsupported: <operator>" (the import or the compiler has no support for an operator). Then,

@@ -429,6 +429,8 @@ TEST(ConformanceCommandTest, BadFoldersAreErrors) {
   const fs::path empty = TempPath("empty");
   fs::create_directories(empty);
   ExpectError({"conformance", empty.string()}, "no ONNX test cases under");
+  ExpectError({"conformance", kConverted.string(), "--case", "test_nothing"},
+              "no ONNX test case named 'test_nothing' under");
 }
 
 TEST(ConformanceCommandTest, OnOpenclTheCasesRunOnTheDevice) {
