@@ -10,6 +10,7 @@
 #include "compiler/ops/nn/shape.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/check.h"
+#include "compiler/support/uniform_real.h"
 
 namespace tessel::driver {
 namespace {
@@ -46,7 +47,7 @@ NDArray Draw(const TensorDesc& type, double low, double high, std::mt19937& rng)
   const DLDataType t = type.dtype;
   if (t.lanes != 1) return a;
   if (t.code == kDLFloat) {
-    std::uniform_real_distribution<double> dist(low, high);
+    UniformReal<double> dist(low, high);
     if (t.bits == 32) Fill<float>(a, dist, rng);
     if (t.bits == 64) Fill<double>(a, dist, rng);
     return a;

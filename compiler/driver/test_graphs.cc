@@ -7,6 +7,7 @@
 #include "compiler/graph/builder.h"
 #include "compiler/ops/nn/reduce.h"
 #include "compiler/support/check.h"
+#include "compiler/support/uniform_real.h"
 
 namespace tessel::driver::testing {
 namespace {
@@ -76,7 +77,7 @@ runtime::NDArray RandomArray(const std::vector<int64_t>& shape, DLDataType dtype
   std::mt19937 rng(seed);
   runtime::NDArray a = runtime::NDArray::Empty(shape, dtype);
   if (dtype.code == kDLFloat && dtype.bits == 32) {
-    std::uniform_real_distribution<float> dist(static_cast<float>(low), static_cast<float>(high));
+    UniformReal<float> dist(static_cast<float>(low), static_cast<float>(high));
     for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = dist(rng);
   } else if (dtype.code == kDLUInt && dtype.bits == 8) {
     std::uniform_int_distribution<int> dist(static_cast<int>(low), static_cast<int>(high) - 1);

@@ -13,6 +13,7 @@
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/check.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/support/uniform_real.h"
 #include "compiler/transforms/pipeline.h"
 
 namespace tessel::ops {
@@ -52,11 +53,10 @@ std::vector<runtime::NDArray> RandomInputs(const std::vector<TensorSpec>& specs,
     const DLDataType t = spec.dtype;
     const auto low = static_cast<int64_t>(spec.low), high = static_cast<int64_t>(spec.high);
     if (t.code == kDLFloat && t.bits == 32) {
-      std::uniform_real_distribution<float> dist(static_cast<float>(spec.low),
-                                                 static_cast<float>(spec.high));
+      UniformReal<float> dist(static_cast<float>(spec.low), static_cast<float>(spec.high));
       for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = dist(rng);
     } else if (t.code == kDLFloat && t.bits == 64) {
-      std::uniform_real_distribution<double> dist(spec.low, spec.high);
+      UniformReal<double> dist(spec.low, spec.high);
       for (int64_t i = 0; i < x.NumElements(); ++i) x.data<double>()[i] = dist(rng);
     } else if (t.code == kDLUInt && t.bits == 8) {
       FillIntegers<uint8_t>(x, rng, low, high);

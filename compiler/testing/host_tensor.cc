@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "compiler/support/uniform_real.h"
+
 namespace tessel::testing {
 
 HostTensor::HostTensor(std::vector<int64_t> shape, DLDataType dtype)
@@ -23,7 +25,7 @@ HostTensor::HostTensor(std::vector<int64_t> shape, DLDataType dtype)
 
 void HostTensor::FillRandom(std::mt19937& rng) {
   if (dl_.dtype.code == kDLFloat) {
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    UniformReal<float> u(-1.0f, 1.0f);
     for (int64_t i = 0; i < size(); ++i) f32()[i] = u(rng);
   } else {
     std::uniform_int_distribution<int32_t> u(-8, 7);

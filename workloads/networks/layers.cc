@@ -4,6 +4,7 @@
 #include <random>
 
 #include "compiler/graph/tensor_type.h"
+#include "compiler/support/uniform_real.h"
 
 namespace tessel::workloads::networks {
 namespace {
@@ -43,7 +44,7 @@ runtime::NDArray UniformArray(const std::vector<int64_t>& shape, double low, dou
   const uint64_t h = NameHash(name);
   std::seed_seq seq{seed, static_cast<uint32_t>(h), static_cast<uint32_t>(h >> 32)};
   std::mt19937 rng(seq);
-  std::uniform_real_distribution<float> uniform(static_cast<float>(low), static_cast<float>(high));
+  UniformReal<float> uniform(static_cast<float>(low), static_cast<float>(high));
   float* p = a.data<float>();
   for (int64_t i = 0; i < a.NumElements(); ++i) p[i] = uniform(rng);
   return a;

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "compiler/support/status_macros.h"
+#include "compiler/support/uniform_real.h"
 #include "workloads/networks/builders.h"
 #include "workloads/networks/calibrate.h"
 
@@ -184,7 +185,7 @@ absl::StatusOr<std::vector<runtime::NDArray>> NetworkInputs(const std::string& n
         }
       }
     } else if (t.dtype.code == kDLFloat && t.dtype.bits == 32) {
-      std::uniform_real_distribution<float> draw(static_cast<float>(low), static_cast<float>(high));
+      UniformReal<float> draw(static_cast<float>(low), static_cast<float>(high));
       for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = draw(rng);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("network ", name, ": input '",

@@ -8,6 +8,7 @@
 #include "baselines/torch/graph_reference.h"
 #include "compiler/runtime/dltype.h"
 #include "compiler/support/status_macros.h"
+#include "compiler/support/uniform_real.h"
 
 namespace tessel::graph::onnx::testing {
 
@@ -53,7 +54,7 @@ NDArray Int64s(const std::vector<int64_t>& shape, const std::vector<int64_t>& va
 NDArray Random(const std::vector<int64_t>& shape, uint32_t seed) {
   NDArray a = NDArray::Empty(shape, DLDataType{kDLFloat, 32, 1});
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  UniformReal<float> dist(-1.0f, 1.0f);
   for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = dist(rng);
   return a;
 }

@@ -7,13 +7,14 @@
 #include <random>
 
 #include "baselines/torch/graph_reference.h"
+#include "compiler/support/uniform_real.h"
 
 namespace tessel::graph::passes::testing {
 
 runtime::NDArray RandomArray(std::vector<int64_t> shape, uint32_t seed, float low, float high) {
   runtime::NDArray a = runtime::NDArray::Empty(std::move(shape), kFloat32);
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(low, high);
+  UniformReal<float> dist(low, high);
   for (int64_t i = 0; i < a.NumElements(); ++i) a.data<float>()[i] = dist(rng);
   return a;
 }
