@@ -5,7 +5,6 @@
 #include <absl/strings/str_join.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>

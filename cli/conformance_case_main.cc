@@ -2,8 +2,6 @@
 // process `tessel conformance` runs each case in (cli/conformance.h). Prints "<name>: <result>";
 // exit status 0 when the case passed, 1 otherwise (with the reason on stderr when the case
 // printed no line), 2 on a wrong command line.
-#include <absl/strings/str_cat.h>
-
 #include <iostream>
 
 #include "cli/conformance_case.h"
