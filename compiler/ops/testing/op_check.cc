@@ -112,6 +112,7 @@ absl::Status ForFallbackAndRandomConfigs(
   std::mt19937_64 rng(options.seed);
   const search::Config fallback = t.fallback(space, args, facts);
   TESSEL_RETURN_IF_ERROR(check(fallback));
+  if (!NotRunHere(options.target).empty()) n = std::min(n, kCompileOnlyRandomConfigs);
   for (const search::Config& c : space.SampleUnique(n, rng, {fallback.index()})) {
     TESSEL_RETURN_IF_ERROR(check(c));
   }

@@ -80,7 +80,11 @@ absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Co
 // The fallback config.
 absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOptions& options = {});
 // Calls check on the fallback config, then on n distinct random valid configs (fewer if the space
-// is smaller), drawn with options.seed; returns the first failure.
+// is smaller), drawn with options.seed; returns the first failure. Where options.target cannot
+// run here (NotRunHere), at most kCompileOnlyRandomConfigs of them: a sweep of random configs is
+// there to catch wrong answers, which code that is only compiled cannot give, and the same
+// templates' sweeps run in full for a target that runs (the host's width, OpenCL on PoCL).
+inline constexpr int kCompileOnlyRandomConfigs = 4;
 absl::Status ForFallbackAndRandomConfigs(
     const Template& t, const OpArgs& args, int n, const CheckOptions& options,
     const std::function<absl::Status(const search::Config&)>& check);
