@@ -1,7 +1,7 @@
 // The verdict on the real suite, end to end: a small suite (one Table 2 layer, one network's
 // kernels, DQN's compile time: ResNet-18's took 300 of this test's 360 s) run three times for
 // the baseline, again unchanged (it passes), and with each regression planted (a template forced
-// to a poor config, the network compiled unfused, a compile twice as slow): the verdict,
+// to a poor config, the network compiled unfused, a compile four times as slow): the verdict,
 // confirmed by measuring again what regressed as `tessel bench nightly` does, names each, with
 // old and new values.
 #include <absl/strings/str_join.h>

@@ -289,7 +289,7 @@ class Suite {
     const int repeats = o_.quick ? 3 : 5;
     for (int i = 0; i < repeats; ++i) {
       const auto start = std::chrono::steady_clock::now();
-      for (int k = 0; k < (o_.plants.slow_compile ? 2 : 1); ++k) {
+      for (int k = 0; k < (o_.plants.slow_compile ? 4 : 1); ++k) {
         absl::StatusOr<driver::CompiledModel> m =
             driver::Compile(g, target_, log ? &*log : nullptr, options);
         if (!m.ok()) return Named(figure, m.status());

@@ -36,7 +36,9 @@ namespace tessel::experiments::nightly {
 struct Plants {
   bool poor_config = false;   // Table 2 layers run their space's first config (smallest tiles)
   bool unfused = false;       // networks compiled with operator fusion off (network/, steps/)
-  bool slow_compile = false;  // the compile figure compiles twice per repeat and counts both
+  // The compile figure compiles four times per repeat and counts them all: on a loaded 2-core
+  // machine one compile of DQN takes 1.1 to 2.2 s, so twice as slow can hide in the spread.
+  bool slow_compile = false;
 };
 
 struct SuiteOptions {
