@@ -9,6 +9,8 @@ link adds libFuzzer's driver and the sanitizer runtimes. The workspace's clang 1
 both use libstdc++ and the Itanium C++ ABI, so the objects link together.
 """
 
+load("//tools/pch:pch.bzl", "PCH_COPTS")
+
 _CLANG = "/usr/bin/clang++"
 
 _SANITIZE = [
@@ -38,18 +40,11 @@ def _clang_fuzzer_impl(ctx):
     header_inputs = depset(headers, transitive = [comp.headers])
 
     # The headers every source starts with, parsed once: half of a source's compile time was its
-    # headers. Flags as in tools/pch/pch.bzl, so the PCH names no sandbox's path.
+    # headers. With the tree's PCH flags, so it names no sandbox's path.
     pch = ctx.actions.declare_file("%s_objs/%s.pch" % (ctx.label.name, ctx.file.pch_header.basename))
     ctx.actions.run(
         executable = _CLANG,
-        arguments = flags + [
-            "-xc++-header",
-            "-fpch-instantiate-templates",
-            "-working-directory=/proc/self/cwd",
-            "-Xclang",
-            "-fmodules-embed-all-files",
-            "-Xclang",
-            "-fno-pch-timestamp",
+        arguments = flags + PCH_COPTS + [
             "-c",
             ctx.file.pch_header.path,
             "-o",

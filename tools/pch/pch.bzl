@@ -7,7 +7,7 @@
 #   base's path, so it is the same file on every machine and every build.
 # -fmodules-embed-all-files: the PCH carries its headers' text.
 # -fno-pch-timestamp: no modification times inside, so a fresh clone's headers still match.
-_PCH_COPTS = [
+PCH_COPTS = [
     "-xc++-header",
     "-fpch-instantiate-templates",
     "-working-directory=/proc/self/cwd",
@@ -31,7 +31,7 @@ def precompiled_header(name, header, source, deps = [], copts = []):
         name = name + "_object",
         srcs = [source],
         hdrs = [header],
-        copts = _PCH_COPTS + copts,
+        copts = PCH_COPTS + copts,
         deps = deps,
         linkstatic = True,
         # Only its compile output is used: //... must not archive or link a PCH.
