@@ -56,8 +56,9 @@ absl::StatusOr<Verdict> JudgeConfirmed(const Record& run, const Record& baseline
                                        const SuiteOptions& options) {
   absl::StatusOr<Verdict> v = Judge(run, baseline, history, ForThreeRuns());
   if (!v.ok()) return v.status();
-  absl::Status confirmed =
-      ConfirmRegressions(*v, baseline, history, [&](const std::vector<std::string>& figures) {
+  absl::Status confirmed = ConfirmRegressions(
+      *v, baseline, history,
+      [&](const std::vector<std::string>& figures) {
         SuiteOptions again = options;
         again.only = figures;
         return RunSmall(again);

@@ -34,8 +34,8 @@ namespace tessel::experiments::nightly {
 // Regressions planted on purpose, so that a test can check the verdict names each (never for a
 // real run: the record says which were planted).
 struct Plants {
-  bool poor_config = false;   // Table 2 layers run their space's first config (smallest tiles)
-  bool unfused = false;       // networks compiled with operator fusion off (network/, steps/)
+  bool poor_config = false;  // Table 2 layers run their space's first config (smallest tiles)
+  bool unfused = false;      // networks compiled with operator fusion off (network/, steps/)
   // The compile figure compiles four times per repeat and counts them all: on a loaded 2-core
   // machine one compile of DQN takes 1.1 to 2.2 s, so twice as slow can hide in the spread.
   bool slow_compile = false;

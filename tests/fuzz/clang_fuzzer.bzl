@@ -41,7 +41,8 @@ def _clang_fuzzer_impl(ctx):
 
     # The headers every source starts with, parsed once: half of a source's compile time was its
     # headers. With the tree's PCH flags, so it names no sandbox's path.
-    pch = ctx.actions.declare_file("%s_objs/%s.pch" % (ctx.label.name, ctx.file.pch_header.basename))
+    pch_name = "%s_objs/%s.pch" % (ctx.label.name, ctx.file.pch_header.basename)
+    pch = ctx.actions.declare_file(pch_name)
     ctx.actions.run(
         executable = _CLANG,
         arguments = flags + PCH_COPTS + [
@@ -53,7 +54,8 @@ def _clang_fuzzer_impl(ctx):
         inputs = depset([ctx.file.pch_header], transitive = [header_inputs]),
         outputs = [pch],
         mnemonic = "ClangFuzzPch",
-        progress_message = "Precompiling %s for the fuzzer (clang)" % ctx.file.pch_header.short_path,
+        progress_message = "Precompiling %s for the fuzzer (clang)" %
+                           ctx.file.pch_header.short_path,
     )
 
     objects = []
