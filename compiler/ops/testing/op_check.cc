@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <random>
+#include <vector>
 
 #include "baselines/torch/reference.h"
 #include "compiler/codegen/build.h"
@@ -87,15 +88,39 @@ absl::Status MatchesReference(const std::string& op, const OpArgs& args, const C
   return CompareOutputs(run.outputs, want, options);
 }
 
-absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Config& config,
-                         const CheckOptions& options) {
-  const absl::Status s = [&]() -> absl::Status {
-    TESSEL_ASSIGN_OR_RETURN(std::optional<ConfigRun> run, RunConfig(t, args, config, options));
-    return run ? MatchesReference(t.op, args, *run, SIZE_MAX, options) : absl::OkStatus();
-  }();
+namespace {
+
+// s, naming the template, the args and the config.
+absl::Status ForConfig(const Template& t, const OpArgs& args, const search::Config& config,
+                       const absl::Status& s) {
   if (s.ok()) return s;
   return absl::Status(s.code(), absl::StrCat(t.name, " ", args.dump(), " config ",
                                              config.ToString(), ": ", s.message()));
+}
+
+// The fallback config, then n distinct random valid ones (see ForFallbackAndRandomConfigs).
+absl::StatusOr<std::vector<search::Config>> FallbackAndRandomConfigs(const Template& t,
+                                                                     const OpArgs& args, int n,
+                                                                     const CheckOptions& options) {
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
+  TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
+  std::mt19937_64 rng(options.seed);
+  std::vector<search::Config> configs = {t.fallback(space, args, facts)};
+  if (!NotRunHere(options.target).empty()) n = std::min(n, kCompileOnlyRandomConfigs);
+  for (search::Config& c : space.SampleUnique(n, rng, {configs[0].index()})) {
+    configs.push_back(std::move(c));
+  }
+  return configs;
+}
+
+}  // namespace
+
+absl::Status CheckConfig(const Template& t, const OpArgs& args, const search::Config& config,
+                         const CheckOptions& options) {
+  return ForConfig(t, args, config, [&]() -> absl::Status {
+    TESSEL_ASSIGN_OR_RETURN(std::optional<ConfigRun> run, RunConfig(t, args, config, options));
+    return run ? MatchesReference(t.op, args, *run, SIZE_MAX, options) : absl::OkStatus();
+  }());
 }
 
 absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOptions& options) {
@@ -107,23 +132,53 @@ absl::Status CheckFallback(const Template& t, const OpArgs& args, const CheckOpt
 absl::Status ForFallbackAndRandomConfigs(
     const Template& t, const OpArgs& args, int n, const CheckOptions& options,
     const std::function<absl::Status(const search::Config&)>& check) {
-  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
-  TESSEL_ASSIGN_OR_RETURN(search::ConfigSpace space, t.space(args, facts));
-  std::mt19937_64 rng(options.seed);
-  const search::Config fallback = t.fallback(space, args, facts);
-  TESSEL_RETURN_IF_ERROR(check(fallback));
-  if (!NotRunHere(options.target).empty()) n = std::min(n, kCompileOnlyRandomConfigs);
-  for (const search::Config& c : space.SampleUnique(n, rng, {fallback.index()})) {
-    TESSEL_RETURN_IF_ERROR(check(c));
-  }
+  TESSEL_ASSIGN_OR_RETURN(std::vector<search::Config> configs,
+                          FallbackAndRandomConfigs(t, args, n, options));
+  for (const search::Config& c : configs) TESSEL_RETURN_IF_ERROR(check(c));
   return absl::OkStatus();
 }
 
 absl::Status CheckRandomConfigs(const Template& t, const OpArgs& args, int n,
                                 const CheckOptions& options) {
-  return ForFallbackAndRandomConfigs(t, args, n, options, [&](const search::Config& c) {
-    return CheckConfig(t, args, c, options);
-  });
+  TESSEL_ASSIGN_OR_RETURN(std::vector<search::Config> configs,
+                          FallbackAndRandomConfigs(t, args, n, options));
+  TESSEL_ASSIGN_OR_RETURN(target::TargetFacts facts, target::DescribeTarget(options.target));
+  // One module for every config, as functions op_0, op_1, ...: a GPU compiler's cost is mostly
+  // per program (PoCL parses its 18,000 lines of OpenCL headers for each; NVRTC its own).
+  std::vector<OpProgram> programs;
+  std::vector<ir::PrimFunc> funcs;
+  auto name = [](size_t i) { return absl::StrCat("op_", i); };
+  for (size_t i = 0; i < configs.size(); ++i) {
+    TESSEL_RETURN_IF_ERROR(ForConfig(t, args, configs[i], [&]() -> absl::Status {
+      TESSEL_ASSIGN_OR_RETURN(OpProgram program, t.instantiate(configs[i], args, facts));
+      TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func,
+                              transforms::Lower(program.schedule, program.args, name(i)));
+      programs.push_back(std::move(program));
+      funcs.push_back(std::move(func));
+      return absl::OkStatus();
+    }()));
+  }
+  absl::StatusOr<runtime::Module> module = codegen::Build(funcs, options.target);
+  if (!module.ok()) {
+    // The config that does not build, built alone.
+    for (const search::Config& c : configs)
+      TESSEL_RETURN_IF_ERROR(CheckConfig(t, args, c, options));
+    return absl::Status(module.status().code(),
+                        absl::StrCat(t.name, " ", args.dump(), ": ", configs.size(),
+                                     " configs in one module: ", module.status().message()));
+  }
+  if (!NotRunHere(options.target).empty()) return absl::OkStatus();
+  const DLDevice device = target::TargetDevice(options.target);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    TESSEL_RETURN_IF_ERROR(ForConfig(t, args, configs[i], [&]() -> absl::Status {
+      TESSEL_ASSIGN_OR_RETURN(runtime::Function f, module->GetFunction(name(i)));
+      ConfigRun run;
+      run.inputs = RandomInputs(programs[i].logical_inputs, options.seed);
+      TESSEL_ASSIGN_OR_RETURN(run.outputs, RunLogical(programs[i], f, run.inputs, device));
+      return MatchesReference(t.op, args, run, SIZE_MAX, options);
+    }()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tessel::ops::testing

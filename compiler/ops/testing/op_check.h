@@ -88,8 +88,9 @@ inline constexpr int kCompileOnlyRandomConfigs = 4;
 absl::Status ForFallbackAndRandomConfigs(
     const Template& t, const OpArgs& args, int n, const CheckOptions& options,
     const std::function<absl::Status(const search::Config&)>& check);
-// n distinct random valid configs (fewer if the space is smaller), plus the fallback; the first
-// failure names the config.
+// n distinct random valid configs (fewer if the space is smaller), plus the fallback, built as
+// one module (a GPU compiler's cost is mostly per program); the first failure names the config
+// (where the module does not build, each config is then checked alone).
 absl::Status CheckRandomConfigs(const Template& t, const OpArgs& args, int n,
                                 const CheckOptions& options = {});
 
