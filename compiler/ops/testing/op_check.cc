@@ -161,8 +161,9 @@ absl::Status CheckRandomConfigs(const Template& t, const OpArgs& args, int n,
   absl::StatusOr<runtime::Module> module = codegen::Build(funcs, options.target);
   if (!module.ok()) {
     // The config that does not build, built alone.
-    for (const search::Config& c : configs)
+    for (const search::Config& c : configs) {
       TESSEL_RETURN_IF_ERROR(CheckConfig(t, args, c, options));
+    }
     return absl::Status(module.status().code(),
                         absl::StrCat(t.name, " ", args.dump(), ": ", configs.size(),
                                      " configs in one module: ", module.status().message()));
