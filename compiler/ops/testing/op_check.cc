@@ -57,6 +57,20 @@ absl::StatusOr<std::optional<runtime::Function>> CompileToCheck(const OpProgram&
   return std::optional<runtime::Function>(std::move(f));
 }
 
+namespace {
+
+// program, compiled as f, run on the logical inputs drawn with options.seed.
+absl::StatusOr<ConfigRun> RunProgram(const OpProgram& program, const runtime::Function& f,
+                                     const CheckOptions& options) {
+  ConfigRun run;
+  run.inputs = RandomInputs(program.logical_inputs, options.seed);
+  TESSEL_ASSIGN_OR_RETURN(run.outputs,
+                          RunLogical(program, f, run.inputs, target::TargetDevice(options.target)));
+  return run;
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<ConfigRun>> RunConfig(const Template& t, const OpArgs& args,
                                                    const search::Config& config,
                                                    const CheckOptions& options) {
@@ -65,11 +79,7 @@ absl::StatusOr<std::optional<ConfigRun>> RunConfig(const Template& t, const OpAr
   TESSEL_ASSIGN_OR_RETURN(std::optional<runtime::Function> f,
                           CompileToCheck(program, options.target));
   if (!f) return std::nullopt;
-  ConfigRun run;
-  run.inputs = RandomInputs(program.logical_inputs, options.seed);
-  TESSEL_ASSIGN_OR_RETURN(
-      run.outputs, RunLogical(program, *f, run.inputs, target::TargetDevice(options.target)));
-  return run;
+  return RunProgram(program, *f, options);
 }
 
 absl::StatusOr<std::optional<ConfigRun>> RunFallback(const Template& t, const OpArgs& args,
@@ -169,13 +179,10 @@ absl::Status CheckRandomConfigs(const Template& t, const OpArgs& args, int n,
                                      " configs in one module: ", module.status().message()));
   }
   if (!NotRunHere(options.target).empty()) return absl::OkStatus();
-  const DLDevice device = target::TargetDevice(options.target);
   for (size_t i = 0; i < configs.size(); ++i) {
     TESSEL_RETURN_IF_ERROR(ForConfig(t, args, configs[i], [&]() -> absl::Status {
       TESSEL_ASSIGN_OR_RETURN(runtime::Function f, module->GetFunction(name(i)));
-      ConfigRun run;
-      run.inputs = RandomInputs(programs[i].logical_inputs, options.seed);
-      TESSEL_ASSIGN_OR_RETURN(run.outputs, RunLogical(programs[i], f, run.inputs, device));
+      TESSEL_ASSIGN_OR_RETURN(ConfigRun run, RunProgram(programs[i], f, options));
       return MatchesReference(t.op, args, run, SIZE_MAX, options);
     }()));
   }
