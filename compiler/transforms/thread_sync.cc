@@ -2,6 +2,7 @@
 
 #include <absl/strings/match.h>
 
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -56,6 +57,61 @@ int CountBarriers(const ir::Stmt& s) {
 ir::Stmt Barrier() {
   return ir::Evaluate(ir::Call(ir::kInt32, ir::Intrinsic::kStorageSync, {ir::StringImm(kShared)}));
 }
+
+// The shared buffers a statement or expression reads and writes (a shared data variable used as a
+// value counts as both). Plan asks this of a statement at every level that encloses it and again
+// on each pass of a loop's fixed point, and unrolled kernels hold thousands of statements: each
+// statement's answer is computed once, from its children's.
+class AccessCollector : public ir::IRVisitor {
+ public:
+  explicit AccessCollector(const VarSet& shared) : shared_(shared) {}
+
+  Accesses Of(const ir::Expr& e) {
+    current_ = Accesses();
+    VisitExpr(e);
+    return std::move(current_);
+  }
+  Accesses Of(const ir::Stmt& s) {
+    current_ = Accesses();
+    VisitStmt(s);
+    return std::move(current_);
+  }
+
+  void VisitExpr(const ir::Expr& e) override {
+    if (const auto* load = e.as<ir::BufferLoadNode>()) {
+      if (load->buffer->scope == kShared) current_.reads.insert(load->buffer->data.get());
+    } else if (const auto* v = e.as<ir::VarNode>(); v && shared_.count(v)) {
+      current_.reads.insert(v);
+      current_.writes.insert(v);
+    }
+    ir::IRVisitor::VisitExpr(e);
+  }
+
+  void VisitStmt(const ir::Stmt& s) override {
+    if (auto known = known_.find(s.get()); known != known_.end()) {
+      current_.Add(known->second.accesses);
+      return;
+    }
+    Accesses enclosing = std::move(current_);
+    current_ = Accesses();
+    if (const auto* store = s.as<ir::BufferStoreNode>(); store && store->buffer->scope == kShared) {
+      current_.writes.insert(store->buffer->data.get());
+    }
+    ir::IRVisitor::VisitStmt(s);
+    known_.emplace(s.get(), Known{s, current_});
+    enclosing.Add(current_);
+    current_ = std::move(enclosing);
+  }
+
+ private:
+  struct Known {
+    ir::Stmt stmt;  // held, so that its address is not reused while the entry lives
+    Accesses accesses;
+  };
+  const VarSet& shared_;
+  Accesses current_;
+  std::unordered_map<const ir::StmtNode*, Known> known_;
+};
 
 class Planner {
  public:
@@ -221,28 +277,11 @@ class Planner {
     }
   }
 
-  Accesses Of(const ir::Expr& e) const { return Of(ir::Evaluate(e)); }
-  Accesses Of(const ir::Stmt& s) const {
-    Accesses acc;
-    ir::PreOrderVisit(
-        s,
-        [&](const ir::Expr& e) {
-          if (const auto* load = e.as<ir::BufferLoadNode>()) {
-            if (load->buffer->scope == kShared) acc.reads.insert(load->buffer->data.get());
-          } else if (const auto* v = e.as<ir::VarNode>(); v && shared_.count(v)) {
-            acc.reads.insert(v);
-            acc.writes.insert(v);
-          }
-        },
-        [&](const ir::Stmt& st) {
-          if (const auto* store = st.as<ir::BufferStoreNode>()) {
-            if (store->buffer->scope == kShared) acc.writes.insert(store->buffer->data.get());
-          }
-        });
-    return acc;
-  }
+  Accesses Of(const ir::Expr& e) { return accesses_.Of(e); }
+  Accesses Of(const ir::Stmt& s) { return accesses_.Of(s); }
 
   const VarSet shared_;
+  AccessCollector accesses_{shared_};
   VarSet thread_vars_;
   int in_threads_ = 0;
 };

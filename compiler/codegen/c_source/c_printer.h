@@ -21,6 +21,12 @@
 // lane by lane as scalar C expressions; a contiguous, provably aligned load or store of 32-bit
 // elements becomes one float2/float4/int2/int4 access, any other one an access per lane.
 // Declarations the dialect wants at the kernel's outermost scope are gathered and printed first.
+//
+// Index arithmetic is printed once: a speculatable integer expression whose text is long goes into
+// a const temporary, reused wherever the same text recurs in the C block that holds it or one
+// nested in it. Kernels index through fused, split and clamped loop variables; printed inline, the
+// same index recurs in every access and nests inside itself, and the OpenCL and CUDA compilers
+// spend minutes parsing megabytes of it.
 namespace tessel::codegen::c_source {
 
 class CPrinter {
@@ -54,6 +60,14 @@ class CPrinter {
   void Evaluate(const ir::EvaluateNode* op);
 
   // Expressions.
+  std::string PrintExpr(const ir::Expr& e);  // Expr without reuse
+  // Reused index arithmetic: the temporaries of a C block are forgotten when it closes.
+  void OpenScope();
+  void CloseScope();
+  // Whether e is an integer expression that may be evaluated ahead of where it appears: no loads,
+  // no calls with effects, no branch that guards it, no division by a value that may be zero.
+  bool Reusable(const ir::Expr& e);
+  bool Speculatable(const ir::Expr& e);
   // a op b for operands of scalar type t (the node's operands' element type).
   std::string Binary(ir::NodeKind kind, ir::DataType t, const std::string& a,
                      const std::string& b);
@@ -102,6 +116,18 @@ class CPrinter {
   // >= 16, and every Allocate (declared 16-byte aligned).
   absl::flat_hash_map<const ir::VarNode*, int> alignment_;
   arith::Analyzer analyzer_;
+  // Reuse of index arithmetic: text -> temporary, node -> temporary (a node shared in the IR is
+  // printed once), and what each open scope added, to forget when it closes.
+  absl::flat_hash_map<std::string, std::string> reuse_by_text_;
+  absl::flat_hash_map<const ir::ExprNode*, std::string> reuse_by_node_;
+  struct Reused {
+    std::string text;
+    ir::Expr node;  // held, so that its address is not reused while the entry lives
+  };
+  std::vector<Reused> reused_;
+  std::vector<size_t> scope_marks_;
+  absl::flat_hash_map<const ir::ExprNode*, bool> speculatable_;
+  std::vector<ir::Expr> speculatable_held_;
 };
 
 }  // namespace tessel::codegen::c_source

@@ -19,6 +19,16 @@ using ir::NodeKind;
 
 bool IsNarrowInteger(ir::DataType t) { return t.is_integer() && t.bits() < 32; }
 
+// Integer division traps on a zero divisor: only a division by a nonzero constant may move.
+bool SafeDivisor(const ir::Expr& e, const ir::Expr& divisor) {
+  const NodeKind k = e.kind();
+  const bool division = k == NodeKind::kDiv || k == NodeKind::kMod || k == NodeKind::kFloorDiv ||
+                        k == NodeKind::kFloorMod;
+  if (!division || !e.dtype().is_integer()) return true;
+  const int64_t* c = ir::AsConstInt(divisor);
+  return c != nullptr && *c != 0;
+}
+
 }  // namespace
 
 void CPrinter::Fail(const std::string& why) {
@@ -218,12 +228,18 @@ std::vector<std::string> CPrinter::IfThenElse(const ir::CallNode* op) {
   std::string saved = std::move(out_);
   ++indent_;
   out_.clear();
-  std::vector<std::string> a = lanes == 1 ? std::vector<std::string>{Expr(op->args[1])}
-                                          : Lanes(op->args[1]);
+  // A branch's temporaries live in its own C block.
+  auto branch = [&](const ir::Expr& value) {
+    OpenScope();
+    std::vector<std::string> lanes_of_value =
+        lanes == 1 ? std::vector<std::string>{Expr(value)} : Lanes(value);
+    CloseScope();
+    return lanes_of_value;
+  };
+  std::vector<std::string> a = branch(op->args[1]);
   std::string prologue_a = std::move(out_);
   out_.clear();
-  std::vector<std::string> b = lanes == 1 ? std::vector<std::string>{Expr(op->args[2])}
-                                          : Lanes(op->args[2]);
+  std::vector<std::string> b = branch(op->args[2]);
   std::string prologue_b = std::move(out_);
   --indent_;
   out_ = std::move(saved);
@@ -283,7 +299,99 @@ std::string CPrinter::Load(const ir::BufferLoadNode* op) {
   return absl::StrCat(Data(op->buffer), "[", index, "]");
 }
 
+void CPrinter::OpenScope() { scope_marks_.push_back(reused_.size()); }
+
+void CPrinter::CloseScope() {
+  const size_t mark = scope_marks_.back();
+  scope_marks_.pop_back();
+  for (size_t k = mark; k < reused_.size(); ++k) {
+    reuse_by_text_.erase(reused_[k].text);
+    reuse_by_node_.erase(reused_[k].node.get());
+  }
+  reused_.resize(mark);
+}
+
+bool CPrinter::Speculatable(const ir::Expr& e) {
+  switch (e.kind()) {
+    case NodeKind::kIntImm:
+    case NodeKind::kFloatImm:
+      return true;
+    case NodeKind::kVar:
+      return e.dtype().is_scalar();
+    default:
+      break;
+  }
+  auto known = speculatable_.find(e.get());
+  if (known != speculatable_.end()) return known->second;
+  bool ok = false;
+  switch (e.kind()) {
+    case NodeKind::kCast:
+      ok = Speculatable(e.as<ir::CastNode>()->value);
+      break;
+#define TESSEL_X(name)                                                     \
+  case NodeKind::k##name: {                                                \
+    const auto* b = e.as<ir::name##Node>();                                \
+    ok = Speculatable(b->a) && Speculatable(b->b) && SafeDivisor(e, b->b); \
+    break;                                                                 \
+  }
+      TESSEL_IR_BINARY_NODES(TESSEL_X)
+#undef TESSEL_X
+    case NodeKind::kNot:
+      ok = Speculatable(e.as<ir::NotNode>()->a);
+      break;
+    case NodeKind::kSelect: {  // the IR evaluates both arms
+      const auto* s = e.as<ir::SelectNode>();
+      ok =
+          Speculatable(s->condition) && Speculatable(s->true_value) && Speculatable(s->false_value);
+      break;
+    }
+    case NodeKind::kCall: {
+      const auto* c = e.as<ir::CallNode>();
+      ok = ir::IntrinsicIsPure(c->op) && c->op != ir::Intrinsic::kIfThenElse;
+      for (const ir::Expr& a : c->args) ok = ok && Speculatable(a);
+      break;
+    }
+    default:
+      break;
+  }
+  speculatable_.emplace(e.get(), ok);
+  speculatable_held_.push_back(e);
+  return ok;
+}
+
+bool CPrinter::Reusable(const ir::Expr& e) {
+  const ir::DataType t = e.dtype();
+  if (!t.is_scalar() || !t.is_integer()) return false;
+  switch (e.kind()) {
+    case NodeKind::kIntImm:
+    case NodeKind::kVar:
+    case NodeKind::kLet:
+    case NodeKind::kBufferLoad:
+      return false;
+    default:
+      return Speculatable(e);
+  }
+}
+
 std::string CPrinter::Expr(const ir::Expr& e) {
+  // Shorter texts are cheaper to print again than to name.
+  constexpr size_t kReuseLength = 32;
+  if (!error_.empty()) return "0";
+  if (!Reusable(e)) return PrintExpr(e);
+  if (auto node = reuse_by_node_.find(e.get()); node != reuse_by_node_.end()) return node->second;
+  std::string text = PrintExpr(e);
+  if (text.size() < kReuseLength || !error_.empty()) return text;
+  auto [it, inserted] = reuse_by_text_.try_emplace(text);
+  if (inserted) {
+    it->second = Fresh("idx");
+    Line(absl::StrCat("const ", Type(e.dtype()), " ", it->second, " = ", text, ";"));
+    reused_.push_back(Reused{text, ir::Expr()});
+  }
+  if (reuse_by_node_.emplace(e.get(), it->second).second) reused_.push_back(Reused{"", e});
+  return it->second;
+}
+
+std::string CPrinter::PrintExpr(const ir::Expr& e) {
   if (!error_.empty()) return "0";
   if (e.dtype().is_vector()) {
     Fail(absl::StrCat("internal: vector expression ", ir::ToString(e), " in a scalar context"));

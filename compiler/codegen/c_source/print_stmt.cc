@@ -16,7 +16,9 @@ void CPrinter::Line(const std::string& text) {
 
 void CPrinter::Block(const ir::Stmt& body) {
   ++indent_;
+  OpenScope();
   Stmt(body);
+  CloseScope();
   --indent_;
 }
 
@@ -33,8 +35,10 @@ void CPrinter::For(const ir::ForNode* op) {
     if (!ir::IsConstInt(op->min, 0)) value = absl::StrCat("(", Expr(op->min), " + ", value, ")");
     Line("{");
     ++indent_;
+    OpenScope();
     Line(absl::StrCat("const ", type, " ", Name(op->loop_var), " = ", value, ";"));
     Stmt(op->body);
+    CloseScope();
     --indent_;
     Line("}");
     return;

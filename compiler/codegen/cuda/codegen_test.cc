@@ -3,6 +3,8 @@
 // and the launch extents evaluate to the grid and block the schedule implies. No toolkit needed.
 #include "compiler/codegen/cuda/codegen_cuda.h"
 
+#include <absl/strings/match.h>
+#include <absl/strings/str_split.h>
 #include <gtest/gtest.h>
 
 #include "compiler/codegen/gpu/testing/gpu_kernels.h"
@@ -150,6 +152,22 @@ TEST(CudaCodegenTest, ImmediatesSelectsCastsAndIntegerDivision) {
   EXPECT_NE(s->code.find("(tessel_floordiv((tx - 32), d) + tessel_floormod(tx, d))"),
             std::string::npos)
       << s->code;
+}
+
+// Index arithmetic is named once per C block: a chain of 16 steps, each using the previous one
+// twice, prints 16 steps (inline it would print 2^16 leaves); a long index reused in sibling
+// blocks is printed in each (PoCL compiles and runs the same kernel in opencl:run_test); a
+// division by a parameter that may be zero is not moved out of the select that holds it.
+TEST(CudaCodegenTest, IndexArithmeticIsNamedOnceInItsBlock) {
+  GeneratedSource s = Generate(gpu::testing::IndexReuse());
+  const std::string& c = s.code;
+  EXPECT_LT(c.size(), 8000u) << c;
+  // The chain's 16 steps, then the long index once in each of four blocks.
+  EXPECT_EQ(Count(c, " = tessel_floormod("), 16 + 4) << c;
+  for (absl::string_view line : absl::StrSplit(c, '\n')) {
+    if (absl::StrContains(line, "const int idx"))
+      EXPECT_FALSE(absl::StrContains(line, ", n)")) << c;
+  }
 }
 
 }  // namespace

@@ -74,12 +74,12 @@ TEST_P(GpuRunTest, MatchesTheInterpreter) {
 }
 
 std::string KernelName(const ::testing::TestParamInfo<int>& info) {
-  static const char* kNames[] = {"VectorAdd", "SharedMatmul", "RowSumExp", "Float4Scale",
-                                 "VthreadAffine"};
+  static const char* kNames[] = {"VectorAdd",   "SharedMatmul",  "RowSumExp",
+                                 "Float4Scale", "VthreadAffine", "IndexReuse"};
   return kNames[info.param];
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, GpuRunTest, ::testing::Range(0, 5), KernelName);
+INSTANTIATE_TEST_SUITE_P(Kernels, GpuRunTest, ::testing::Range(0, 6), KernelName);
 
 // A host tensor handed to a kernel is refused, naming the argument (with a GPU, so that it is the
 // argument check that answers, not the missing driver).

@@ -57,12 +57,12 @@ TEST_P(OpenclRunTest, MatchesTheInterpreter) {
 }
 
 std::string KernelName(const ::testing::TestParamInfo<int>& info) {
-  static const char* kNames[] = {"VectorAdd", "SharedMatmul", "RowSumExp", "Float4Scale",
-                                 "VthreadAffine"};
+  static const char* kNames[] = {"VectorAdd",   "SharedMatmul",  "RowSumExp",
+                                 "Float4Scale", "VthreadAffine", "IndexReuse"};
   return kNames[info.param];
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, OpenclRunTest, ::testing::Range(0, 5), KernelName);
+INSTANTIATE_TEST_SUITE_P(Kernels, OpenclRunTest, ::testing::Range(0, 6), KernelName);
 
 // The vector add's grid is evaluated at each launch: other sizes run through the same module.
 TEST(OpenclRunShapesTest, OneModuleServesEverySize) {

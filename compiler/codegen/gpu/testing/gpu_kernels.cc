@@ -112,9 +112,35 @@ absl::StatusOr<GpuKernel> VthreadAffine() {
   return g;
 }
 
+absl::StatusOr<GpuKernel> IndexReuse() {
+  ir::Buffer A = ir::Buffer::Declare("A", {256}, ir::kFloat32);
+  ir::Buffer B = ir::Buffer::Declare("B", {768}, ir::kFloat32);
+  Var t("t"), n("n");
+  ir::Expr deep = t;
+  for (int k = 0; k < 16; ++k) deep = (deep * 5 + deep + 3) % 256;
+  const ir::Expr index = (t * 37 + (t / 3) * 11 + 5) % 256;
+  auto a = [&](const ir::Expr& i) { return ir::BufferLoad(A, {i}); };
+  const ir::Expr guarded =
+      ir::Call(ir::kFloat32, ir::Intrinsic::kIfThenElse, {t < 200, a(index) * 2.0f, a(index / n)});
+  const ir::Expr divided = ir::Select(n != 0, ir::Cast(ir::kFloat32, index / n), 0.0f);
+  ir::Stmt body = ir::SeqStmt({
+      ir::BufferStore(B, a(deep), {t}),
+      ir::IfThenElse(t < 128, ir::BufferStore(B, a(index), {t + 256}),
+                     ir::BufferStore(B, guarded, {t + 256})),
+      ir::BufferStore(B, a(index) + divided, {t + 512}),
+  });
+  GpuKernel g;
+  g.func = ir::PrimFunc("index_reuse", {A->data, B->data, n}, {A, B},
+                        ir::For(t, 0, 256, ir::ForKind::kThreadBinding, body, "threadIdx.x"));
+  g.tensor_shapes = {{256}, {768}};
+  g.scalars = {7};
+  g.threads = 256;
+  return g;
+}
+
 absl::StatusOr<std::vector<GpuKernel>> AllGpuKernels() {
   std::vector<GpuKernel> all;
-  for (auto make : {VectorAdd, SharedMatmul, RowSumExp, Float4Scale, VthreadAffine}) {
+  for (auto make : {VectorAdd, SharedMatmul, RowSumExp, Float4Scale, VthreadAffine, IndexReuse}) {
     TESSEL_ASSIGN_OR_RETURN(GpuKernel k, make());
     all.push_back(std::move(k));
   }

@@ -44,6 +44,13 @@ absl::StatusOr<GpuKernel> Float4Scale();
 // C[i, j] = A[i, j] * 2 + 1 on 64 x 64 with two virtual threads along i (inject_virtual_thread).
 absl::StatusOr<GpuKernel> VthreadAffine();
 
+// Index arithmetic that printing inline would repeat (hand-built IR, one block of 256 threads):
+// B[t] = A[deep(t)], deep a chain of 16 steps each using the previous one twice (a DAG the
+// printer must not unfold); B[256 + t] and B[512 + t] read A at one long index from sibling
+// branches (if/else statements, if_then_else arms) and after them, and divide it by the shape
+// parameter n (run with n = 7) inside a select. A has 256 elements, B 768.
+absl::StatusOr<GpuKernel> IndexReuse();
+
 // All of the above, in this order.
 absl::StatusOr<std::vector<GpuKernel>> AllGpuKernels();
 
