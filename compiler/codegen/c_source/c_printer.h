@@ -4,6 +4,7 @@
 #include <absl/container/flat_hash_set.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/arith/analyzer.h"
@@ -121,13 +122,13 @@ class CPrinter {
   absl::flat_hash_map<std::string, std::string> reuse_by_text_;
   absl::flat_hash_map<const ir::ExprNode*, std::string> reuse_by_node_;
   struct Reused {
-    std::string text;
-    ir::Expr node;  // held, so that its address is not reused while the entry lives
+    std::string text;  // "" where the node reused a temporary named before
+    ir::Expr node;     // held, so that its address is not reused while the entry lives
   };
   std::vector<Reused> reused_;
   std::vector<size_t> scope_marks_;
-  absl::flat_hash_map<const ir::ExprNode*, bool> speculatable_;
-  std::vector<ir::Expr> speculatable_held_;
+  // Speculatable's answers; each node held, like Reused::node.
+  absl::flat_hash_map<const ir::ExprNode*, std::pair<ir::Expr, bool>> speculatable_;
 };
 
 }  // namespace tessel::codegen::c_source

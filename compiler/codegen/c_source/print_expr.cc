@@ -305,7 +305,7 @@ void CPrinter::CloseScope() {
   const size_t mark = scope_marks_.back();
   scope_marks_.pop_back();
   for (size_t k = mark; k < reused_.size(); ++k) {
-    reuse_by_text_.erase(reused_[k].text);
+    if (!reused_[k].text.empty()) reuse_by_text_.erase(reused_[k].text);
     reuse_by_node_.erase(reused_[k].node.get());
   }
   reused_.resize(mark);
@@ -322,7 +322,7 @@ bool CPrinter::Speculatable(const ir::Expr& e) {
       break;
   }
   auto known = speculatable_.find(e.get());
-  if (known != speculatable_.end()) return known->second;
+  if (known != speculatable_.end()) return known->second.second;
   bool ok = false;
   switch (e.kind()) {
     case NodeKind::kCast:
@@ -354,8 +354,7 @@ bool CPrinter::Speculatable(const ir::Expr& e) {
     default:
       break;
   }
-  speculatable_.emplace(e.get(), ok);
-  speculatable_held_.push_back(e);
+  speculatable_.emplace(e.get(), std::make_pair(e, ok));
   return ok;
 }
 
@@ -385,9 +384,9 @@ std::string CPrinter::Expr(const ir::Expr& e) {
   if (inserted) {
     it->second = Fresh("idx");
     Line(absl::StrCat("const ", Type(e.dtype()), " ", it->second, " = ", text, ";"));
-    reused_.push_back(Reused{text, ir::Expr()});
   }
-  if (reuse_by_node_.emplace(e.get(), it->second).second) reused_.push_back(Reused{"", e});
+  reuse_by_node_.emplace(e.get(), it->second);  // absent: looked up above
+  reused_.push_back(Reused{inserted ? std::move(text) : std::string(), e});
   return it->second;
 }
 
